@@ -210,7 +210,11 @@ pub const fn const_digest(data: &[u8]) -> [u8; 16] {
         2 * BLOCK_SIZE
     };
     let bit_len = (data.len() as u64).wrapping_mul(8).to_le_bytes();
-    pad.split_at_mut(pad_len - 8).1.split_at_mut(8).0.copy_from_slice(&bit_len);
+    let mut i = 0;
+    while i < 8 {
+        pad[pad_len - 8 + i] = bit_len[i];
+        i += 1;
+    }
     let (first, second) = pad.split_at(BLOCK_SIZE);
     compress_block(&mut state, first.first_chunk().unwrap());
     if pad_len > BLOCK_SIZE {
@@ -219,10 +223,14 @@ pub const fn const_digest(data: &[u8]) -> [u8; 16] {
 
     let mut out = [0u8; 16];
     let mut i = 0;
-    while i < 4 {
-        let w = state[i].to_le_bytes();
-        out.split_at_mut(4 * i).1.split_at_mut(4).0.copy_from_slice(&w);
+    while i < 16 {
+        out[i] = (state[i / 4] >> (8 * (i % 4))) as u8;
         i += 1;
     }
     out
 }
+
+/// Runs the README's Rust examples as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
