@@ -8,6 +8,10 @@ cfg_if::cfg_if! {
     if #[cfg(any(md5_backend = "soft", feature = "force-soft"))] {
         use soft::compress as compress_inner;
         const BACKEND: &str = "soft";
+    } else if #[cfg(target_arch = "x86_64")] {
+        mod x86_64_asm;
+        use x86_64_asm::compress as compress_inner;
+        const BACKEND: &str = "x86_64-asm";
     } else {
         use soft::compress as compress_inner;
         const BACKEND: &str = "soft";
