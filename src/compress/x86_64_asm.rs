@@ -27,8 +27,16 @@
 macro_rules! pre {
     ($a:ident, $m:literal, $k:literal) => {
         concat!(
-            "add ", stringify!($a), ", dword ptr [rsi + 4*", stringify!($m), "]\n",
-            "add ", stringify!($a), ", ", stringify!($k), "\n",
+            "add ",
+            stringify!($a),
+            ", dword ptr [rsi + 4*",
+            stringify!($m),
+            "]\n",
+            "add ",
+            stringify!($a),
+            ", ",
+            stringify!($k),
+            "\n",
         )
     };
 }
@@ -37,8 +45,16 @@ macro_rules! pre {
 macro_rules! post {
     ($a:ident, $b:ident, $s:literal) => {
         concat!(
-            "rol ", stringify!($a), ", ", stringify!($s), "\n",
-            "add ", stringify!($a), ", ", stringify!($b), "\n",
+            "rol ",
+            stringify!($a),
+            ", ",
+            stringify!($s),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", ",
+            stringify!($b),
+            "\n",
         )
     };
 }
@@ -48,11 +64,21 @@ macro_rules! op_f {
     ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
         concat!(
             pre!($a, $m, $k),
-            "mov eax, ", stringify!($c), "\n",
-            "xor eax, ", stringify!($d), "\n",
-            "and eax, ", stringify!($b), "\n",
-            "xor eax, ", stringify!($d), "\n",
-            "add ", stringify!($a), ", eax\n",
+            "mov eax, ",
+            stringify!($c),
+            "\n",
+            "xor eax, ",
+            stringify!($d),
+            "\n",
+            "and eax, ",
+            stringify!($b),
+            "\n",
+            "xor eax, ",
+            stringify!($d),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
             post!($a, $b, $s),
         )
     };
@@ -65,13 +91,25 @@ macro_rules! op_g_base {
     ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
         concat!(
             pre!($a, $m, $k),
-            "mov eax, ", stringify!($d), "\n",
+            "mov eax, ",
+            stringify!($d),
+            "\n",
             "not eax\n",
-            "and eax, ", stringify!($c), "\n",
-            "add ", stringify!($a), ", eax\n",
-            "mov eax, ", stringify!($d), "\n",
-            "and eax, ", stringify!($b), "\n",
-            "add ", stringify!($a), ", eax\n",
+            "and eax, ",
+            stringify!($c),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
+            "mov eax, ",
+            stringify!($d),
+            "\n",
+            "and eax, ",
+            stringify!($b),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
             post!($a, $b, $s),
         )
     };
@@ -82,11 +120,23 @@ macro_rules! op_g_bmi {
     ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
         concat!(
             pre!($a, $m, $k),
-            "andn eax, ", stringify!($d), ", ", stringify!($c), "\n",
-            "add ", stringify!($a), ", eax\n",
-            "mov eax, ", stringify!($d), "\n",
-            "and eax, ", stringify!($b), "\n",
-            "add ", stringify!($a), ", eax\n",
+            "andn eax, ",
+            stringify!($d),
+            ", ",
+            stringify!($c),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
+            "mov eax, ",
+            stringify!($d),
+            "\n",
+            "and eax, ",
+            stringify!($b),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
             post!($a, $b, $s),
         )
     };
@@ -99,9 +149,15 @@ macro_rules! op_h {
     ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
         concat!(
             pre!($a, $m, $k),
-            "xor eax, ", stringify!($b), "\n",
-            "add ", stringify!($a), ", eax\n",
-            "xor eax, ", stringify!($d), "\n",
+            "xor eax, ",
+            stringify!($b),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
+            "xor eax, ",
+            stringify!($d),
+            "\n",
             post!($a, $b, $s),
         )
     };
@@ -112,11 +168,19 @@ macro_rules! op_i_base {
     ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
         concat!(
             pre!($a, $m, $k),
-            "mov eax, ", stringify!($d), "\n",
+            "mov eax, ",
+            stringify!($d),
+            "\n",
             "not eax\n",
-            "or eax, ", stringify!($b), "\n",
-            "xor eax, ", stringify!($c), "\n",
-            "add ", stringify!($a), ", eax\n",
+            "or eax, ",
+            stringify!($b),
+            "\n",
+            "xor eax, ",
+            stringify!($c),
+            "\n",
+            "add ",
+            stringify!($a),
+            ", eax\n",
             post!($a, $b, $s),
         )
     };
@@ -128,11 +192,27 @@ macro_rules! op_i_base {
 macro_rules! op_i_bmi {
     ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
         concat!(
-            "add ", stringify!($a), ", dword ptr [rsi + 4*", stringify!($m), "]\n",
-            "add ", stringify!($a), ", ", stringify!($k), " - 1\n",
-            "andn eax, ", stringify!($b), ", ", stringify!($d), "\n",
-            "xor eax, ", stringify!($c), "\n",
-            "sub ", stringify!($a), ", eax\n",
+            "add ",
+            stringify!($a),
+            ", dword ptr [rsi + 4*",
+            stringify!($m),
+            "]\n",
+            "add ",
+            stringify!($a),
+            ", ",
+            stringify!($k),
+            " - 1\n",
+            "andn eax, ",
+            stringify!($b),
+            ", ",
+            stringify!($d),
+            "\n",
+            "xor eax, ",
+            stringify!($c),
+            "\n",
+            "sub ",
+            stringify!($a),
+            ", eax\n",
             post!($a, $b, $s),
         )
     };
@@ -162,25 +242,105 @@ macro_rules! block_loop {
             "mov r13d, r9d\n",
             "mov r14d, r10d\n",
             "mov r15d, r11d\n",
-            quad!(op_f, [0, 1, 2, 3], [0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee], [7, 12, 17, 22]),
-            quad!(op_f, [4, 5, 6, 7], [0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501], [7, 12, 17, 22]),
-            quad!(op_f, [8, 9, 10, 11], [0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be], [7, 12, 17, 22]),
-            quad!(op_f, [12, 13, 14, 15], [0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821], [7, 12, 17, 22]),
-            quad!($op_g, [1, 6, 11, 0], [0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa], [5, 9, 14, 20]),
-            quad!($op_g, [5, 10, 15, 4], [0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8], [5, 9, 14, 20]),
-            quad!($op_g, [9, 14, 3, 8], [0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed], [5, 9, 14, 20]),
-            quad!($op_g, [13, 2, 7, 12], [0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a], [5, 9, 14, 20]),
+            quad!(
+                op_f,
+                [0, 1, 2, 3],
+                [0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee],
+                [7, 12, 17, 22]
+            ),
+            quad!(
+                op_f,
+                [4, 5, 6, 7],
+                [0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501],
+                [7, 12, 17, 22]
+            ),
+            quad!(
+                op_f,
+                [8, 9, 10, 11],
+                [0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be],
+                [7, 12, 17, 22]
+            ),
+            quad!(
+                op_f,
+                [12, 13, 14, 15],
+                [0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821],
+                [7, 12, 17, 22]
+            ),
+            quad!(
+                $op_g,
+                [1, 6, 11, 0],
+                [0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa],
+                [5, 9, 14, 20]
+            ),
+            quad!(
+                $op_g,
+                [5, 10, 15, 4],
+                [0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8],
+                [5, 9, 14, 20]
+            ),
+            quad!(
+                $op_g,
+                [9, 14, 3, 8],
+                [0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed],
+                [5, 9, 14, 20]
+            ),
+            quad!(
+                $op_g,
+                [13, 2, 7, 12],
+                [0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a],
+                [5, 9, 14, 20]
+            ),
             // The first H step needs `c ^ d`; each H step leaves the next one's.
             "mov eax, r10d\n",
             "xor eax, r11d\n",
-            quad!(op_h, [5, 8, 11, 14], [0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c], [4, 11, 16, 23]),
-            quad!(op_h, [1, 4, 7, 10], [0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70], [4, 11, 16, 23]),
-            quad!(op_h, [13, 0, 3, 6], [0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05], [4, 11, 16, 23]),
-            quad!(op_h, [9, 12, 15, 2], [0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665], [4, 11, 16, 23]),
-            quad!($op_i, [0, 7, 14, 5], [0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039], [6, 10, 15, 21]),
-            quad!($op_i, [12, 3, 10, 1], [0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1], [6, 10, 15, 21]),
-            quad!($op_i, [8, 15, 6, 13], [0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1], [6, 10, 15, 21]),
-            quad!($op_i, [4, 11, 2, 9], [0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391], [6, 10, 15, 21]),
+            quad!(
+                op_h,
+                [5, 8, 11, 14],
+                [0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c],
+                [4, 11, 16, 23]
+            ),
+            quad!(
+                op_h,
+                [1, 4, 7, 10],
+                [0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70],
+                [4, 11, 16, 23]
+            ),
+            quad!(
+                op_h,
+                [13, 0, 3, 6],
+                [0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05],
+                [4, 11, 16, 23]
+            ),
+            quad!(
+                op_h,
+                [9, 12, 15, 2],
+                [0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665],
+                [4, 11, 16, 23]
+            ),
+            quad!(
+                $op_i,
+                [0, 7, 14, 5],
+                [0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039],
+                [6, 10, 15, 21]
+            ),
+            quad!(
+                $op_i,
+                [12, 3, 10, 1],
+                [0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1],
+                [6, 10, 15, 21]
+            ),
+            quad!(
+                $op_i,
+                [8, 15, 6, 13],
+                [0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1],
+                [6, 10, 15, 21]
+            ),
+            quad!(
+                $op_i,
+                [4, 11, 2, 9],
+                [0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391],
+                [6, 10, 15, 21]
+            ),
             "add r8d, r12d\n",
             "add r9d, r13d\n",
             "add r10d, r14d\n",
@@ -260,6 +420,24 @@ pub(super) unsafe fn compress_bmi1(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
         return;
     }
     run_block_loop!(state, blocks, op_g_bmi, op_i_bmi);
+}
+
+/// A compress function and its name.
+pub(crate) type Variant = (&'static str, fn(&mut [u32; 4], &[[u8; 64]]));
+
+/// Each variant this CPU can run, baseline first, for the benches.
+pub(crate) fn variants() -> &'static [Variant] {
+    fn bmi1_checked(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
+        assert!(bmi1_cpuid::get(), "this CPU has no BMI1");
+        // SAFETY: BMI1 support was checked on the line above.
+        unsafe { compress_bmi1(state, blocks) }
+    }
+    static ALL: [Variant; 2] = [("base", compress_base), ("bmi1", bmi1_checked)];
+    if bmi1_cpuid::get() {
+        &ALL
+    } else {
+        &ALL[..1]
+    }
 }
 
 #[cfg(test)]
