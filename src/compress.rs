@@ -9,7 +9,7 @@ cfg_if::cfg_if! {
         use soft::compress as compress_inner;
         const BACKEND: &str = "soft";
     } else if #[cfg(target_arch = "x86_64")] {
-        pub(crate) mod x86_64_asm;
+        mod x86_64_asm;
         use x86_64_asm::compress as compress_inner;
         const BACKEND: &str = "x86_64-asm";
     } else {

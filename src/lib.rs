@@ -187,18 +187,6 @@ pub fn __soft_compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
     compress::soft::compress(state, blocks);
 }
 
-/// Not API: each x86_64 asm variant this CPU can run, by name, for this
-/// crate's benches. It may change or go away in any release.
-#[doc(hidden)]
-#[cfg(all(
-    target_arch = "x86_64",
-    not(any(md5_backend = "soft", feature = "force-soft"))
-))]
-#[allow(clippy::type_complexity)]
-pub fn __x86_64_variants() -> &'static [(&'static str, fn(&mut [u32; 4], &[[u8; 64]]))] {
-    compress::x86_64_asm::variants()
-}
-
 /// Computes the MD5 digest of `data` in a `const` context.
 ///
 /// It runs the portable backend, so at run time prefer [`Md5::digest`]; in a

@@ -127,6 +127,25 @@ fn every_length_matches_upstream() {
     }
 }
 
+/// The selected backend against the portable one: `const_digest` runs the
+/// soft backend at run time too. Every length 0..=1024, each fed in pieces
+/// cut at seeded random points.
+#[test]
+fn every_length_in_random_pieces_matches_soft() {
+    let mut rng = Rng(0x5eed_0005);
+    for n in 0..=1024 {
+        let msg = rng.bytes(n);
+        let mut h = Md5::new();
+        let mut rest = &msg[..];
+        while !rest.is_empty() {
+            let (piece, tail) = rest.split_at(rng.below(rest.len() + 1));
+            h.update(piece);
+            rest = tail;
+        }
+        assert_eq!(h.finalize()[..], md5::const_digest(&msg), "length {n}");
+    }
+}
+
 #[test]
 fn const_digest_matches_vectors() {
     for (input, output) in vectors() {
