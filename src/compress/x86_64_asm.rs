@@ -16,10 +16,10 @@
 //! | H     | `xor`, `add`, `rol`, `add`        | 4      |
 //! | I     | `or`, `xor`, `add`, `rol`, `add`  | 5      |
 //!
-//! 16 × (5 + 4 + 4 + 5) = 288 cycles a block, plus one for the add of the
-//! input state on `b`'s chain: 4.52 cycles a byte is the floor with
-//! two-input operations, and `benches/compare.rs` measures this code at it
-//! on Zen 3. No three-operand `lea` (2 cycles on many cores) is used.
+//! 16 × (5 + 4 + 4 + 5) = 288 cycles a block, 4.5 cycles a byte, is the
+//! floor with two-input operations (the add of the block's input state is
+//! kept off the chain too), and `benches/compare.rs` measures this code
+//! within 1% of it on Zen 3. No three-operand `lea` (2 cycles on many cores) is used.
 //!
 //! BMI1's `andn` would save the `mov`/`not` pairs of G and I, but those are
 //! off the chain: a variant with it measured the same (0.98 to 1.00 times
@@ -96,17 +96,22 @@ macro_rules! op_h {
     ) };
 }
 
-/// I = c ^ (b | !d): `!d` is ready before `b`.
+/// I = c ^ (b | !d): `!d` is ready before `b`. The last step of a block
+/// passes `b` plus the input state of `b` as `$p`, so that add too is made
+/// off the chain.
 #[rustfmt::skip]
 macro_rules! op_i {
-    ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => { concat!(
+    ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal) => {
+        op_i!($a, $b, $c, $d, $m, $k, $s, $b)
+    };
+    ($a:ident, $b:ident, $c:ident, $d:ident, $m:literal, $k:literal, $s:literal, $p:ident) => { concat!(
         pre!($a, $m, $k),
         "mov eax, ", stringify!($d), "\n",
         "not eax\n",
         "or eax, ", stringify!($b), "\n",
         "xor eax, ", stringify!($c), "\n",
         "add ", stringify!($a), ", eax\n",
-        post!($a, $b, $s),
+        post!($a, $p, $s),
     ) };
 }
 
@@ -153,10 +158,15 @@ macro_rules! block_loop {
         quad!(op_i, [0, 7, 14, 5], [0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039], [6, 10, 15, 21]),
         quad!(op_i, [12, 3, 10, 1], [0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1], [6, 10, 15, 21]),
         quad!(op_i, [8, 15, 6, 13], [0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1], [6, 10, 15, 21]),
-        quad!(op_i, [4, 11, 2, 9], [0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391], [6, 10, 15, 21]),
-        // Add the block's input state; on to the next block.
+        op_i!(r8d, r9d, r10d, r11d, 4, 0xf7537e82, 6),
+        op_i!(r11d, r8d, r9d, r10d, 11, 0xbd3af235, 10),
+        op_i!(r10d, r11d, r8d, r9d, 2, 0x2ad7d2bb, 15),
+        // Add the block's input state. The new `b` is `c + rotl(..)` plus
+        // the input `b`: adding `c` and the input `b` first keeps that add
+        // off the chain, which then runs on into the next block.
+        "add r13d, r10d\n",
+        op_i!(r9d, r10d, r11d, r8d, 9, 0xeb86d391, 21, r13d),
         "add r8d, r12d\n",
-        "add r9d, r13d\n",
         "add r10d, r14d\n",
         "add r11d, r15d\n",
         "add rsi, 64\n",
