@@ -181,7 +181,9 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
         return;
     }
     let [mut a, mut b, mut c, mut d] = *state;
-    let range = blocks.as_ptr_range();
+    // As `u64`: under the x32 ABI pointers are 32 bits, and the upper half
+    // of a register given a 32-bit value is undefined.
+    let (start, end) = (blocks.as_ptr() as u64, blocks.as_ptr_range().end as u64);
     // SAFETY: the asm reads the `blocks.len() * 64` bytes of `blocks`
     // (unaligned 4-byte loads are fine on x86_64) and no other memory. The
     // loop is do-while, and `blocks` is not empty (checked above), so `rsi`
@@ -196,8 +198,8 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             inout("r9d") b,
             inout("r10d") c,
             inout("r11d") d,
-            inout("rsi") range.start => _,
-            in("rdi") range.end,
+            inout("rsi") start => _,
+            in("rdi") end,
             out("eax") _,
             out("r12d") _,
             out("r13d") _,
