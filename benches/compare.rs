@@ -320,6 +320,12 @@ mod x86_64 {
             data[..n].chunks(7).for_each(|c| h.update(c));
             assert_eq!(h.finish(), want);
         }
+        if !std::env::args().any(|a| a == "--bench") {
+            // `cargo test --benches` runs this without `--bench`: the check
+            // above is the test; timing is for `cargo bench`.
+            println!("compare: all contenders agree; `cargo bench --bench compare` times them");
+            return;
+        }
 
         println!(
             "md5::backend() = {}; {rounds} rounds; clock {:.2} GHz (fastest of 101 chains of dependent adds)",
