@@ -189,7 +189,7 @@ pub fn __soft_compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
 
 /// Computes the MD5 digest of `data` in a `const` context.
 ///
-/// It runs the portable backend, so at run time prefer [`Md5::digest`]; in a
+/// It runs the portable backend, so at run time prefer [`Digest::digest`] on [`Md5`]; in a
 /// `const` item the hash costs nothing at run time:
 ///
 /// ```
