@@ -74,8 +74,8 @@ pub const fn backend() -> &'static str {
 
 /// Computes the MD5 digest of `data` in a `const` context.
 ///
-/// It runs the portable backend, so at run time prefer [`Md5::digest`]; in a
-/// `const` item the hash costs nothing at run time:
+/// It runs the portable backend, so at run time prefer [`Digest::digest`];
+/// in a `const` item the hash costs nothing at run time:
 ///
 /// ```
 /// const EMPTY: [u8; 16] = md5::const_digest(b"");
