@@ -458,10 +458,11 @@ fn zeroize_on_drop() {
 /// given in RUSTFLAGS reaches the root package too, and this checks it.
 /// Keep this table equal to the root package's `backend_is_the_expected_one`.
 #[test]
-#[allow(clippy::if_same_then_else)] // one arm per target, as backends land
 fn backend_is_the_expected_one() {
     let expected = if cfg!(md5_backend = "soft") {
         "soft"
+    } else if cfg!(target_arch = "x86_64") {
+        "x86_64-asm"
     } else {
         "soft"
     };
