@@ -84,3 +84,8 @@ pub const fn backend() -> &'static str {
 pub const fn const_digest(data: &[u8]) -> [u8; 16] {
     backends::const_digest(data)
 }
+
+/// Runs the README's Rust examples as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
