@@ -245,6 +245,10 @@ fn oid() {
 fn backend_is_the_expected_one() {
     let expected = if cfg!(any(md5_backend = "soft", feature = "force-soft")) {
         "soft"
+    } else if cfg!(all(target_arch = "aarch64", target_endian = "little")) {
+        "aarch64-asm"
+    } else if cfg!(target_arch = "loongarch64") {
+        "loongarch64-asm"
     } else {
         "soft"
     };

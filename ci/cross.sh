@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# Runs the library's whole test suite (unit, integration and doc tests) on
+# other architectures under qemu-user, so every backend is tested on the
+# instruction set it is written for:
+#
+#   aarch64       aarch64-unknown-linux-gnu, qemu: the aarch64-asm backend
+#   aarch64-soft  the same with `--features force-soft`: soft on aarch64
+#   loongarch64   loongarch64-unknown-linux-musl, nightly -Zbuild-std, qemu
+#                 (la464): the loongarch64-asm backend
+#   s390x         s390x-unknown-linux-gnu, qemu: big-endian, soft
+#   i686          i686-unknown-linux-gnu, native: 32-bit, soft
+#
+# Usage: ci/cross.sh [--install-only] [TARGET...]   (default: all targets)
+#
+# It first installs whatever the chosen targets lack (rustup targets, Debian
+# cross compilers, qemu-user 10 from bookworm-backports, the `ziglang` PyPI
+# package for the loongarch64 musl linker); every step checks before it
+# installs, so a rerun installs nothing. Builds go to target/cross*, which a
+# rerun reuses. Each test run prints the target and `md5::backend()`, and
+# `tests/md5.rs::backend_is_the_expected_one` fails when a target falls back
+# to a backend it should not use.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+ALL_TARGETS=(aarch64 aarch64-soft loongarch64 s390x i686)
+INSTALL_ONLY=0
+TARGETS=()
+for arg in "$@"; do
+    case $arg in
+    --install-only) INSTALL_ONLY=1 ;;
+    aarch64 | aarch64-soft | loongarch64 | s390x | i686) TARGETS+=("$arg") ;;
+    -h | --help)
+        sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+        exit 0
+        ;;
+    *)
+        echo "ci/cross.sh: unknown target '$arg' (known: ${ALL_TARGETS[*]})" >&2
+        exit 2
+        ;;
+    esac
+done
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL_TARGETS[@]}")
+
+log() { printf '\n=== %s\n' "$*"; }
+
+# --- installation -----------------------------------------------------------
+
+APT_UPDATED=0
+apt_wait() {
+    while fuser /var/lib/dpkg/lock-frontend /var/lib/dpkg/lock >/dev/null 2>&1; do
+        sleep 5
+    done
+}
+
+# Adds bookworm-backports for the mirror the machine's sources already use.
+ensure_backports() {
+    if grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        return
+    fi
+    local mirror
+    mirror=$(grep -rhs -E '^(URIs:|deb )' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources \
+        /etc/apt/sources.list.d/*.list 2>/dev/null |
+        grep -o -E 'https?://[^ ]*/debian/?' | grep -v security | head -n1 || true)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    log "adding bookworm-backports ($mirror)"
+    echo "deb ${mirror%/} bookworm-backports main" >/etc/apt/sources.list.d/bookworm-backports.list
+    APT_UPDATED=0
+}
+
+apt_update_once() {
+    ensure_backports # before the one update, so that it fetches backports too
+    if [ "$APT_UPDATED" = 0 ]; then
+        apt_wait
+        apt-get update -qq
+        APT_UPDATED=1
+    fi
+}
+
+# apt_install [-t RELEASE] PKG...: installs the packages that are missing.
+apt_install() {
+    local release=()
+    if [ "$1" = -t ]; then
+        release=(-t "$2")
+        shift 2
+    fi
+    local missing=()
+    for p in "$@"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -gt 0 ] || return 0
+    log "apt-get install ${missing[*]}"
+    apt_update_once
+    apt_wait
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        "${release[@]}" "${missing[@]}" >/dev/null
+}
+
+# qemu-user 10 (bookworm-backports): bookworm's 7.2 dies with SIGILL on
+# loongarch64 binaries that use LSX. The other targets run on either.
+ensure_qemu() {
+    local bin=$1 need_major=${2:-0} have
+    if command -v "$bin" >/dev/null; then
+        have=$("$bin" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
+        [ "${have:-0}" -ge "$need_major" ] && return 0
+    fi
+    # Fetch the backports list if it never was, even after an earlier update.
+    ls /var/lib/apt/lists/ | grep -q bookworm-backports || APT_UPDATED=0
+    apt_update_once
+    apt_wait
+    log "apt-get install -t bookworm-backports qemu-user"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+        -t bookworm-backports qemu-user >/dev/null
+}
+
+ensure_rust_target() {
+    local toolchain=$1 target=$2
+    if ! rustup "+$toolchain" target list --installed | grep -qx "$target"; then
+        log "rustup target add $target ($toolchain)"
+        rustup "+$toolchain" target add "$target"
+    fi
+}
+
+ZIG_CC=$ROOT/target/cross-tools/loongarch64-musl-cc
+ensure_zig_cc() {
+    if ! python3 -c 'import ziglang' 2>/dev/null; then
+        log "pip install ziglang"
+        python3 -m pip install -q ziglang
+    fi
+    mkdir -p "$(dirname "$ZIG_CC")"
+    # rustc passes gcc-style flags; zig cc takes them, and links its own
+    # static musl. With -Zbuild-std the sysroot has no library directory for
+    # the target; drop such -L arguments, which zig would warn about.
+    cat >"$ZIG_CC.tmp" <<'EOF'
+#!/usr/bin/env python3
+import os, sys
+args, out = sys.argv[1:], []
+while args:
+    arg = args.pop(0)
+    if arg == "-L" and args:
+        arg += args.pop(0)
+    if arg.startswith("-L") and not os.path.isdir(arg[2:]):
+        continue
+    out.append(arg)
+cmd = [sys.executable, "-m", "ziglang", "cc", "-target", "loongarch64-linux-musl"]
+os.execv(sys.executable, cmd + out)
+EOF
+    chmod +x "$ZIG_CC.tmp"
+    mv "$ZIG_CC.tmp" "$ZIG_CC"
+}
+
+install_for() {
+    case $1 in
+    aarch64 | aarch64-soft)
+        ensure_rust_target stable aarch64-unknown-linux-gnu
+        apt_install gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+        ensure_qemu qemu-aarch64
+        ;;
+    loongarch64)
+        if ! rustup component list --toolchain nightly --installed | grep -q '^rust-src'; then
+            log "rustup component add rust-src --toolchain nightly"
+            rustup component add rust-src --toolchain nightly
+        fi
+        ensure_qemu qemu-loongarch64 10
+        ensure_zig_cc
+        ;;
+    s390x)
+        ensure_rust_target stable s390x-unknown-linux-gnu
+        apt_install gcc-s390x-linux-gnu libc6-dev-s390x-cross
+        ensure_qemu qemu-s390x
+        ;;
+    i686)
+        ensure_rust_target stable i686-unknown-linux-gnu
+        # A cross gcc, not gcc-multilib: Debian's gcc-multilib conflicts
+        # with (removes) the other cross compilers. libc6-i386 lets the host
+        # run the binaries natively.
+        apt_install gcc-i686-linux-gnu libc6-dev-i386-cross libc6-i386
+        ;;
+    esac
+}
+
+for t in "${TARGETS[@]}"; do
+    install_for "$t"
+done
+[ "$INSTALL_ONLY" = 0 ] || exit 0
