@@ -13,10 +13,11 @@
 //!   32 bits are the wanted sum. Only W views of `a b c d` are ever read, so
 //!   the high bits such an add leaves behind are never seen.
 //! - Each step adds the next step's message word and constant into the next
-//!   step's `a` as soon as the current step has read that register, so what
-//!   waits for the previous step's `b` is only the boolean function, one
-//!   add, the rotate and the add of `b`: 5 dependent instructions for F and
-//!   I, 4 for G and H.
+//!   step's `a` once it has read that register itself, between its own
+//!   dependent instructions. What waits for the previous step's `b` is only
+//!   the boolean function, one add, the rotate and the add of `b`: 5
+//!   dependent instructions for F and I, 4 for G (added, not ORed) and H
+//!   (the previous step's `b ^ c ^ d ^ d` is this step's `c ^ d`).
 //! - Big-endian AArch64 would need a `rev32` per message register and
 //!   swapped halves for the constants; it uses `soft` instead
 //!   (`src/compress.rs` selects this module only for little-endian).
@@ -48,16 +49,13 @@ macro_rules! add_half {
     };
 }
 
-/// Adds the next step's message word and constant into `$d`, which the next
-/// step reads as its `a`; nothing after the last step.
+/// Adds the next step's message word (`m`) or constant (`k`) into `$d`,
+/// which the next step reads as its `a`; nothing after the last step.
 #[rustfmt::skip]
 macro_rules! next {
-    ($d:ident; $m:ident $mh:ident, $k:ident $kh:ident) => {
-        concat!(add_half!($d, $m, $mh), add_half!($d, $k, $kh))
-    };
-    ($d:ident;) => {
-        ""
-    };
+    (m $d:ident; $m:ident $mh:ident, $k:ident $kh:ident) => { add_half!($d, $m, $mh) };
+    (k $d:ident; $m:ident $mh:ident, $k:ident $kh:ident) => { add_half!($d, $k, $kh) };
+    ($x:ident $d:ident;) => { "" };
 }
 
 /// Loads four round constants, `RC[off / 4..off / 4 + 4]`, into two X
@@ -73,7 +71,9 @@ macro_rules! ldp {
 }
 
 /// One step, `a = b + rotl(a + fn(b, c, d) + M + K, s)`, with `M + K`
-/// already in `a`. The rotate is `ror` by `32 - s`.
+/// already in `a`. The rotate is `ror` by `32 - s`. The two adds for the next
+/// step come after the step's last read of `d`, between the dependent
+/// instructions, which an in-order core can then pair with them.
 #[rustfmt::skip]
 macro_rules! step {
     // F = d ^ (b & (c ^ d)); `c ^ d` does not wait for `b`.
@@ -82,10 +82,8 @@ macro_rules! step {
             "eor {f:w}, {", stringify!($c), ":w}, {", stringify!($d), ":w}\n",
             "and {f:w}, {f:w}, {", stringify!($b), ":w}\n",
             "eor {f:w}, {f:w}, {", stringify!($d), ":w}\n",
-            next!($d; $($n)*),
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {f:w}\n",
-            "ror {", stringify!($a), ":w}, {", stringify!($a), ":w}, #32-", stringify!($s), "\n",
-            "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {", stringify!($b), ":w}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
     // G = (b & d) | (c & !d): the halves share no set bit, so `|` is `+`
@@ -94,11 +92,9 @@ macro_rules! step {
         concat!(
             "bic {f:w}, {", stringify!($c), ":w}, {", stringify!($d), ":w}\n",
             "and {g:w}, {", stringify!($b), ":w}, {", stringify!($d), ":w}\n",
-            next!($d; $($n)*),
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {f:w}\n",
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {g:w}\n",
-            "ror {", stringify!($a), ":w}, {", stringify!($a), ":w}, #32-", stringify!($s), "\n",
-            "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {", stringify!($b), ":w}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
     // The first H step computes `c ^ d`; every H step leaves
@@ -114,9 +110,7 @@ macro_rules! step {
             "eor {f:w}, {f:w}, {", stringify!($b), ":w}\n",
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {f:w}\n",
             "eor {f:w}, {f:w}, {", stringify!($d), ":w}\n",
-            next!($d; $($n)*),
-            "ror {", stringify!($a), ":w}, {", stringify!($a), ":w}, #32-", stringify!($s), "\n",
-            "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {", stringify!($b), ":w}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
     // I = c ^ (b | !d), with `orn`.
@@ -124,9 +118,16 @@ macro_rules! step {
         concat!(
             "orn {f:w}, {", stringify!($b), ":w}, {", stringify!($d), ":w}\n",
             "eor {f:w}, {f:w}, {", stringify!($c), ":w}\n",
-            next!($d; $($n)*),
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {f:w}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
+        )
+    };
+    // a = b + rotl(a, s), with the next step's adds into `d` in between.
+    (tail, $a:ident $b:ident $d:ident, $s:literal, [$($n:tt)*]) => {
+        concat!(
+            next!(m $d; $($n)*),
             "ror {", stringify!($a), ":w}, {", stringify!($a), ":w}, #32-", stringify!($s), "\n",
+            next!(k $d; $($n)*),
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {", stringify!($b), ":w}\n",
         )
     };
@@ -160,7 +161,8 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             "ldp {m4}, {m5}, [{ptr}, #32]",
             "ldp {m6}, {m7}, [{ptr}, #48]",
             "add {ptr}, {ptr}, #64",
-            next!(a; m0 lo, k0 lo),
+            next!(m a; m0 lo, k0 lo),
+            next!(k a; m0 lo, k0 lo),
             // Round 1.
             ldp!(k2 k3, 16), // RC[4..8]
             step!(F, a b c d, 7, [m0 hi, k0 hi]),

@@ -25,33 +25,30 @@ use core::arch::asm;
 struct Table([u32; 64]);
 static RC: Table = Table(crate::consts::RC);
 
-/// Adds message word `$m` and the constant at byte offset `$k` of the table
-/// into `$d`, which the next step reads as its `a`; the load comes first in
-/// the step, the adds once the step has read `$d`.
+/// Loads the next step's constant, first thing in a step.
 #[rustfmt::skip]
 macro_rules! load_next {
-    ($m:ident, $k:literal) => {
-        concat!("ld.w {k}, {rc}, ", stringify!($k), "\n")
-    };
-    () => {
-        ""
-    };
+    ($m:ident, $k:literal) => { concat!("ld.w {k}, {rc}, ", stringify!($k), "\n") };
+    () => { "" };
 }
+
+/// Adds the next step's message word (`m`) or constant (`k`) into `$d`,
+/// which the next step reads as its `a`; nothing after the last step.
 #[rustfmt::skip]
-macro_rules! add_next {
-    ($d:ident; $m:ident, $k:literal) => {
-        concat!(
-            "add.w {", stringify!($d), "}, {", stringify!($d), "}, {", stringify!($m), "}\n",
-            "add.w {", stringify!($d), "}, {", stringify!($d), "}, {k}\n",
-        )
+macro_rules! next {
+    (m $d:ident; $m:ident, $k:literal) => {
+        concat!("add.w {", stringify!($d), "}, {", stringify!($d), "}, {", stringify!($m), "}\n")
     };
-    ($d:ident;) => {
-        ""
+    (k $d:ident; $m:ident, $k:literal) => {
+        concat!("add.w {", stringify!($d), "}, {", stringify!($d), "}, {k}\n")
     };
+    ($x:ident $d:ident;) => { "" };
 }
 
 /// One step, `a = b + rotl(a + fn(b, c, d) + M + K, s)`, with `M + K`
-/// already in `a`. The rotate is `rotri.w` by `32 - s`.
+/// already in `a`. The rotate is `rotri.w` by `32 - s`. The two adds for the
+/// next step come after the step's last read of `d`, between the dependent
+/// instructions.
 #[rustfmt::skip]
 macro_rules! step {
     // F = d ^ (b & (c ^ d)); `c ^ d` does not wait for `b`.
@@ -61,8 +58,8 @@ macro_rules! step {
             "xor {f}, {", stringify!($c), "}, {", stringify!($d), "}\n",
             "and {f}, {f}, {", stringify!($b), "}\n",
             "xor {f}, {f}, {", stringify!($d), "}\n",
-            add_next!($d; $($n)*),
-            step!(tail, $a $b, $s),
+            "add.w {", stringify!($a), "}, {", stringify!($a), "}, {f}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
     // G = (b & d) | (c & !d): the halves share no set bit, so `|` is `+`
@@ -73,8 +70,8 @@ macro_rules! step {
             "andn {f}, {", stringify!($c), "}, {", stringify!($d), "}\n",
             "add.w {", stringify!($a), "}, {", stringify!($a), "}, {f}\n",
             "and {f}, {", stringify!($b), "}, {", stringify!($d), "}\n",
-            add_next!($d; $($n)*),
-            step!(tail, $a $b, $s),
+            "add.w {", stringify!($a), "}, {", stringify!($a), "}, {f}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
     // The first H step computes `c ^ d`; every H step leaves
@@ -91,9 +88,7 @@ macro_rules! step {
             "xor {f}, {f}, {", stringify!($b), "}\n",
             "add.w {", stringify!($a), "}, {", stringify!($a), "}, {f}\n",
             "xor {f}, {f}, {", stringify!($d), "}\n",
-            add_next!($d; $($n)*),
-            "rotri.w {", stringify!($a), "}, {", stringify!($a), "}, 32-", stringify!($s), "\n",
-            "add.w {", stringify!($a), "}, {", stringify!($a), "}, {", stringify!($b), "}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
     // I = c ^ (b | !d), with `orn`.
@@ -102,15 +97,16 @@ macro_rules! step {
             load_next!($($n)*),
             "orn {f}, {", stringify!($b), "}, {", stringify!($d), "}\n",
             "xor {f}, {f}, {", stringify!($c), "}\n",
-            add_next!($d; $($n)*),
-            step!(tail, $a $b, $s),
+            "add.w {", stringify!($a), "}, {", stringify!($a), "}, {f}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
         )
     };
-    // a = b + rotl(a + f, s)
-    (tail, $a:ident $b:ident, $s:literal) => {
+    // a = b + rotl(a, s), with the next step's adds into `d` in between.
+    (tail, $a:ident $b:ident $d:ident, $s:literal, [$($n:tt)*]) => {
         concat!(
-            "add.w {", stringify!($a), "}, {", stringify!($a), "}, {f}\n",
+            next!(m $d; $($n)*),
             "rotri.w {", stringify!($a), "}, {", stringify!($a), "}, 32-", stringify!($s), "\n",
+            next!(k $d; $($n)*),
             "add.w {", stringify!($a), "}, {", stringify!($a), "}, {", stringify!($b), "}\n",
         )
     };
@@ -154,7 +150,8 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             "ld.w {m15}, {ptr}, 60",
             "addi.d {ptr}, {ptr}, 64",
             load_next!(m0, 0),
-            add_next!(a; m0, 0),
+            next!(m a; m0, 0),
+            next!(k a; m0, 0),
             // Round 1.
             step!(F, a b c d, 7, [m1, 4]),
             step!(F, d a b c, 12, [m2, 8]),
