@@ -10,6 +10,8 @@
 #   s390x         s390x-unknown-linux-gnu, qemu: big-endian, soft
 #   i686          i686-unknown-linux-gnu, native: 32-bit, soft
 #
+# When md-5-0.11/ exists, `aarch64` also tests that package.
+#
 # Usage: ci/cross.sh [--install-only] [TARGET...]   (default: all targets)
 #
 # It first installs whatever the chosen targets lack (rustup targets, Debian
@@ -31,7 +33,7 @@ for arg in "$@"; do
     --install-only) INSTALL_ONLY=1 ;;
     aarch64 | aarch64-soft | loongarch64 | s390x | i686) TARGETS+=("$arg") ;;
     -h | --help)
-        sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)

@@ -110,14 +110,14 @@ for arch in "${ARCHES[@]}"; do
     echo
     echo "### $arch ($triple), block loop of md5::compress"
     echo
-    printf '| %-22s | %6s | %6s | %10s |\n' "per 64-byte block" soft asm "asm / soft"
-    printf '|%s|%s|%s|%s|\n' ------------------------ -------- -------- ------------
-    printf '| %-22s | %6d | %6d | %10.2f |\n' instructions "$n_soft" "$n_asm" \
+    printf '| %-28s | %6s | %6s | %10s |\n' "per 64-byte block" soft asm "asm / soft"
+    printf '|%s|%s|%s|%s|\n' ------------------------------ -------- -------- ------------
+    printf '| %-28s | %6d | %6d | %10.2f |\n' instructions "$n_soft" "$n_asm" \
         "$(echo "$n_asm / $n_soft" | bc -l)"
     for cpu in "${cpus[@]}"; do
         c_soft=$(mca "$triple" "$cpu" "$soft_body")
         c_asm=$(mca "$triple" "$cpu" "$asm_body")
-        printf '| %-22s | %6d | %6d | %10.2f |\n' "llvm-mca cycles, $cpu" "$c_soft" "$c_asm" \
+        printf '| %-28s | %6d | %6d | %10.2f |\n' "llvm-mca cycles, $cpu" "$c_soft" "$c_asm" \
             "$(echo "$c_asm / $c_soft" | bc -l)"
     done
     echo

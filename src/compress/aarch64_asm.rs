@@ -76,11 +76,21 @@ macro_rules! ldp {
 /// instructions, which an in-order core can then pair with them.
 #[rustfmt::skip]
 macro_rules! step {
-    // F = d ^ (b & (c ^ d)); `c ^ d` does not wait for `b`.
+    // F = d ^ (b & (c ^ d)). `g` holds this step's `c ^ d`, computed a
+    // step early; the step computes the next one's, `b ^ c`, while it waits
+    // for `b & g`. `Fz` is the last F step, which has no next F step.
     (F, $a:ident $b:ident $c:ident $d:ident, $s:literal, [$($n:tt)*]) => {
         concat!(
-            "eor {f:w}, {", stringify!($c), ":w}, {", stringify!($d), ":w}\n",
-            "and {f:w}, {f:w}, {", stringify!($b), ":w}\n",
+            "and {f:w}, {g:w}, {", stringify!($b), ":w}\n",
+            "eor {g:w}, {", stringify!($b), ":w}, {", stringify!($c), ":w}\n",
+            "eor {f:w}, {f:w}, {", stringify!($d), ":w}\n",
+            "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {f:w}\n",
+            step!(tail, $a $b $d, $s, [$($n)*]),
+        )
+    };
+    (Fz, $a:ident $b:ident $c:ident $d:ident, $s:literal, [$($n:tt)*]) => {
+        concat!(
+            "and {f:w}, {g:w}, {", stringify!($b), ":w}\n",
             "eor {f:w}, {f:w}, {", stringify!($d), ":w}\n",
             "add {", stringify!($a), ":w}, {", stringify!($a), ":w}, {f:w}\n",
             step!(tail, $a $b $d, $s, [$($n)*]),
@@ -163,6 +173,7 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             "add {ptr}, {ptr}, #64",
             next!(m a; m0 lo, k0 lo),
             next!(k a; m0 lo, k0 lo),
+            "eor {g:w}, {c:w}, {d:w}", // `c ^ d` for step 0
             // Round 1.
             ldp!(k2 k3, 16), // RC[4..8]
             step!(F, a b c d, 7, [m0 hi, k0 hi]),
@@ -183,7 +194,7 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             step!(F, a b c d, 7, [m6 hi, k2 hi]),
             step!(F, d a b c, 12, [m7 lo, k3 lo]),
             step!(F, c d a b, 17, [m7 hi, k3 hi]),
-            step!(F, b c d a, 22, [m0 hi, k0 lo]),
+            step!(Fz, b c d a, 22, [m0 hi, k0 lo]),
             // Round 2.
             ldp!(k2 k3, 80), // RC[20..24]
             step!(G, a b c d, 5, [m3 lo, k0 hi]),
