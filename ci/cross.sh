@@ -115,11 +115,11 @@ ensure_qemu() {
         -t bookworm-backports qemu-user >/dev/null
 }
 
+# For the toolchain that `cargo` runs here (the default, or a pinned one).
 ensure_rust_target() {
-    local toolchain=$1 target=$2
-    if ! rustup "+$toolchain" target list --installed | grep -qx "$target"; then
-        log "rustup target add $target ($toolchain)"
-        rustup "+$toolchain" target add "$target"
+    if ! rustup target list --installed | grep -qx "$1"; then
+        log "rustup target add $1"
+        rustup target add "$1"
     fi
 }
 
@@ -154,11 +154,15 @@ EOF
 install_for() {
     case $1 in
     aarch64 | aarch64-soft)
-        ensure_rust_target stable aarch64-unknown-linux-gnu
+        ensure_rust_target aarch64-unknown-linux-gnu
         apt_install gcc-aarch64-linux-gnu libc6-dev-arm64-cross
         ensure_qemu qemu-aarch64
         ;;
     loongarch64)
+        if ! rustup toolchain list | grep -q '^nightly'; then
+            log "rustup toolchain install nightly"
+            rustup toolchain install nightly --profile minimal --component rust-src
+        fi
         if ! rustup component list --toolchain nightly --installed | grep -q '^rust-src'; then
             log "rustup component add rust-src --toolchain nightly"
             rustup component add rust-src --toolchain nightly
@@ -167,12 +171,12 @@ install_for() {
         ensure_zig_cc
         ;;
     s390x)
-        ensure_rust_target stable s390x-unknown-linux-gnu
+        ensure_rust_target s390x-unknown-linux-gnu
         apt_install gcc-s390x-linux-gnu libc6-dev-s390x-cross
         ensure_qemu qemu-s390x
         ;;
     i686)
-        ensure_rust_target stable i686-unknown-linux-gnu
+        ensure_rust_target i686-unknown-linux-gnu
         # A cross gcc, not gcc-multilib: Debian's gcc-multilib conflicts
         # with (removes) the other cross compilers. libc6-i386 lets the host
         # run the binaries natively.
