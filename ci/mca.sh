@@ -64,7 +64,8 @@ build() {
     echo "$dir/$triple/release/deps"
 }
 
-# loop_body DEPS_DIR: writes the instructions of the block loop, one a line.
+# loop_body DEPS_DIR OVERHEAD_FILE: writes the instructions of the block
+# loop, one a line; the count of the others in its function to OVERHEAD_FILE.
 loop_body() {
     local tmp
     tmp=$(mktemp -d)
@@ -73,7 +74,7 @@ loop_body() {
     done)
     for o in "$tmp"/*.o; do
         llvm-objdump-19 -d -C --no-show-raw-insn "$o" 2>/dev/null || true
-    done | python3 "$ROOT/ci/mca_loop.py"
+    done | python3 "$ROOT/ci/mca_loop.py" "$2"
     rm -rf "$tmp"
 }
 
@@ -103,8 +104,8 @@ for arch in "${ARCHES[@]}"; do
     esac
     asm_body=$OUT/$arch-asm.s
     soft_body=$OUT/$arch-soft.s
-    loop_body "$(build "$arch" "$triple")" >"$asm_body"
-    loop_body "$(build "$arch" "$triple" force-soft)" >"$soft_body"
+    loop_body "$(build "$arch" "$triple")" "$OUT/$arch-asm.outside" >"$asm_body"
+    loop_body "$(build "$arch" "$triple" force-soft)" "$OUT/$arch-soft.outside" >"$soft_body"
     n_asm=$(grep -c . "$asm_body")
     n_soft=$(grep -c . "$soft_body")
     echo
@@ -114,6 +115,10 @@ for arch in "${ARCHES[@]}"; do
     printf '|%s|%s|%s|%s|\n' ------------------------------ -------- -------- ------------
     printf '| %-28s | %6d | %6d | %10.2f |\n' instructions "$n_soft" "$n_asm" \
         "$(echo "$n_asm / $n_soft" | bc -l)"
+    o_soft=$(cat "$OUT/$arch-soft.outside")
+    o_asm=$(cat "$OUT/$arch-asm.outside")
+    printf '| %-28s | %6d | %6d | %10.2f |\n' "instructions outside loop" "$o_soft" "$o_asm" \
+        "$(echo "$o_asm / $o_soft" | bc -l)"
     for cpu in "${cpus[@]}"; do
         c_soft=$(mca "$triple" "$cpu" "$soft_body")
         c_asm=$(mca "$triple" "$cpu" "$asm_body")

@@ -1,6 +1,8 @@
 """Reads `llvm-objdump -d` output on stdin and prints the body of the loop
 over blocks in md5's compress code: the instructions from the target of the
-longest backward branch up to, not including, that branch. Used by mca.sh."""
+longest backward branch up to, not including, that branch. With an argument,
+also writes to that file the count of the function's instructions outside the
+loop: the cost of a call beyond its blocks. Used by mca.sh."""
 
 import re
 import sys
@@ -50,7 +52,11 @@ for fname, insns in funcs.items():
 if best is None:
     sys.exit("mca_loop.py: no loop found")
 _, fname, start, end = best
-print(f"# {fname}: loop {start:#x}..{end:#x}", file=sys.stderr)
+outside = sum(1 for addr, _ in funcs[fname] if not start <= addr <= end)
+print(f"# {fname}: loop {start:#x}..{end:#x}, {outside} instructions outside", file=sys.stderr)
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        f.write(f"{outside}\n")
 for addr, text in funcs[fname]:
     if start <= addr < end:
         print(re.sub(r"\s*<[^>]*>", "", text).replace("\t", " "))

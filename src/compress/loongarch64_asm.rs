@@ -13,9 +13,10 @@
 //!   one add, the rotate and the add of `b`: 5 dependent instructions for F
 //!   and I (`orn` gives `b | !d` in one), 4 for G (added instead of ORed)
 //!   and H (the previous step's `b ^ c ^ d ^ d` is this step's `c ^ d`).
-//! - With 26 allocatable registers there is no room to keep the input
-//!   chaining value as well: it is reread from `state` at the end of each
-//!   block, and the new one stored back.
+//! - Inline asm may allocate 28 registers here: 16 message words, `a b c
+//!   d`, two temporaries, three pointers, and the input chaining value in
+//!   three (`c` and `d` share one, as `c | d << 32`). The block loop never
+//!   touches `state` in memory.
 #![allow(clippy::many_single_char_names)]
 
 use core::arch::asm;
@@ -118,19 +119,20 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
     if blocks.is_empty() {
         return;
     }
+    let [mut a, mut b, mut c, mut d] = *state;
     // SAFETY: the asm reads `blocks.len() * 64` bytes from `blocks.as_ptr()`
-    // (`ptr` advances by 64 per block and the loop runs `n = blocks.len()`
-    // times, `n >= 1` as checked above, counting down to 0), the 256 bytes
-    // of `RC`, and reads and writes the 16 bytes of `state`, which the
-    // exclusive borrow lets it change. Otherwise it writes only its declared
-    // register outputs. It uses no stack (`nostack`); LoongArch has no flags
-    // register (`preserves_flags`).
+    // (`ptr` advances by 64 per block up to `end`, and the loop runs at least
+    // once, `blocks` being non-empty as checked above) and the 256 bytes of
+    // `RC`; it writes only its declared register outputs (`readonly`). It
+    // uses no stack (`nostack`); LoongArch has no flags register
+    // (`preserves_flags`).
     unsafe {
         asm!(
-            "ld.w {a}, {state}, 0",
-            "ld.w {b}, {state}, 4",
-            "ld.w {c}, {state}, 8",
-            "ld.w {d}, {state}, 12",
+            // The input chaining value: `sa` (the operand `a` comes in),
+            // `sb`, and `scd = c | d << 32`.
+            "move {sb}, {b}",
+            "bstrpick.d {scd}, {c}, 31, 0",
+            "bstrins.d {scd}, {d}, 63, 32",
             "2:",
             "ld.w {m0}, {ptr}, 0",
             "ld.w {m1}, {ptr}, 4",
@@ -150,7 +152,8 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             "ld.w {m15}, {ptr}, 60",
             "addi.d {ptr}, {ptr}, 64",
             load_next!(m0, 0),
-            next!(m a; m0, 0),
+            // a = chaining value + M0 + K0
+            "add.w {a}, {sa}, {m0}",
             next!(k a; m0, 0),
             // Round 1.
             step!(F, a b c d, 7, [m1, 4]),
@@ -220,29 +223,26 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             step!(I, d a b c, 10, [m2, 248]),
             step!(I, c d a b, 15, [m9, 252]),
             step!(I, b c d a, 21, []),
-            // Add the input chaining value and store the new one.
-            "ld.w {k}, {state}, 0",
-            "add.w {a}, {a}, {k}",
-            "ld.w {k}, {state}, 4",
-            "add.w {b}, {b}, {k}",
-            "ld.w {k}, {state}, 8",
-            "add.w {c}, {c}, {k}",
-            "ld.w {k}, {state}, 12",
+            // Add the input chaining value; the sums are the next block's.
+            "add.w {sa}, {sa}, {a}",
+            "add.w {b}, {b}, {sb}",
+            "move {sb}, {b}",
+            "add.w {c}, {c}, {scd}",
+            "srli.d {k}, {scd}, 32",
             "add.w {d}, {d}, {k}",
-            "st.w {a}, {state}, 0",
-            "st.w {b}, {state}, 4",
-            "st.w {c}, {state}, 8",
-            "st.w {d}, {state}, 12",
-            "addi.d {n}, {n}, -1",
-            "bnez {n}, 2b",
-            state = in(reg) state.as_mut_ptr(),
+            "bstrpick.d {scd}, {c}, 31, 0",
+            "bstrins.d {scd}, {d}, 63, 32",
+            "bne {ptr}, {end}, 2b",
+            sa = inout(reg) a,
+            b = inout(reg) b,
+            c = inout(reg) c,
+            d = inout(reg) d,
             ptr = inout(reg) blocks.as_ptr() => _,
-            n = inout(reg) blocks.len() => _,
+            end = in(reg) blocks.as_ptr_range().end,
             rc = in(reg) RC.0.as_ptr(),
             a = out(reg) _,
-            b = out(reg) _,
-            c = out(reg) _,
-            d = out(reg) _,
+            sb = out(reg) _,
+            scd = out(reg) _,
             f = out(reg) _,
             k = out(reg) _,
             m0 = out(reg) _,
@@ -261,9 +261,10 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             m13 = out(reg) _,
             m14 = out(reg) _,
             m15 = out(reg) _,
-            options(nostack, preserves_flags),
+            options(readonly, nostack, preserves_flags),
         );
     }
+    *state = [a, b, c, d];
 }
 
 #[cfg(test)]
