@@ -12,6 +12,14 @@ cfg_if::cfg_if! {
         mod x86_64_asm;
         use x86_64_asm::compress as compress_inner;
         const BACKEND: &str = "x86_64-asm";
+    } else if #[cfg(all(target_arch = "aarch64", target_endian = "little"))] {
+        mod aarch64_asm;
+        use aarch64_asm::compress as compress_inner;
+        const BACKEND: &str = "aarch64-asm";
+    } else if #[cfg(target_arch = "loongarch64")] {
+        mod loongarch64_asm;
+        use loongarch64_asm::compress as compress_inner;
+        const BACKEND: &str = "loongarch64-asm";
     } else {
         use soft::compress as compress_inner;
         const BACKEND: &str = "soft";
