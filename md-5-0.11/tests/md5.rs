@@ -463,6 +463,10 @@ fn backend_is_the_expected_one() {
         "soft"
     } else if cfg!(target_arch = "x86_64") {
         "x86_64-asm"
+    } else if cfg!(all(target_arch = "aarch64", target_endian = "little")) {
+        "aarch64-asm"
+    } else if cfg!(target_arch = "loongarch64") {
+        "loongarch64-asm"
     } else {
         "soft"
     };
