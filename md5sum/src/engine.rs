@@ -1,0 +1,341 @@
+//! Hashing many inputs: in parallel across worker threads, results handed
+//! back in input order, with a bounded window of inputs in flight.
+//!
+//! Small files are read whole and hashed together through [`hash_batch`];
+//! larger ones are streamed through [`Md5`] with a large read buffer.
+//! Standard input is always read on the calling thread, in order.
+
+use md5::{Digest, Md5};
+use std::collections::{HashMap, VecDeque};
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex};
+
+/// A file read whole when it is at most this long; longer ones are streamed.
+const SMALL_MAX: usize = 64 * 1024;
+/// Most inputs one worker claims at once (and so hashes in one batch).
+const BATCH: usize = 16;
+/// Read size for streamed inputs.
+const BIG_BUF: usize = 256 * 1024;
+/// Most inputs between the oldest unreported one and the newest claimed.
+const WINDOW: usize = 4096;
+
+/// What to hash.
+#[derive(Debug)]
+pub enum Input {
+    Stdin,
+    Path(PathBuf),
+}
+
+/// Why an input could not be hashed. `at_open` tells "could not open"
+/// (where `--ignore-missing` applies) from "could not read".
+#[derive(Debug)]
+pub struct HashError {
+    pub err: io::Error,
+    pub at_open: bool,
+}
+
+pub type Outcome = Result<[u8; 16], HashError>;
+
+/// Hashes several whole messages. Small files meet the multi-buffer
+/// backend here and nowhere else.
+pub fn hash_batch(msgs: &[&[u8]], out: &mut [[u8; 16]]) {
+    for (m, o) in msgs.iter().zip(out.iter_mut()) {
+        *o = Md5::digest(m).into();
+    }
+}
+
+/// Per-thread buffers, reused from input to input.
+pub struct Worker<'a> {
+    big: Vec<u8>,
+    slots: Vec<Vec<u8>>,
+    bytes: &'a AtomicU64,
+}
+
+impl<'a> Worker<'a> {
+    pub fn new(bytes: &'a AtomicU64) -> Self {
+        Worker {
+            big: Vec::new(),
+            slots: Vec::new(),
+            bytes,
+        }
+    }
+
+    /// Reads `r` into `buf` until `buf` is full or end of input.
+    fn fill(&self, r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+        let mut n = 0;
+        while n < buf.len() {
+            match r.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => {
+                    n += k;
+                    self.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+
+    /// Hashes the rest of `r` into `h`.
+    fn stream(&mut self, r: &mut impl Read, h: &mut Md5) -> io::Result<()> {
+        if self.big.len() < BIG_BUF {
+            self.big = vec![0; BIG_BUF];
+        }
+        loop {
+            match r.read(&mut self.big) {
+                Ok(0) => return Ok(()),
+                Ok(k) => {
+                    self.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                    h.update(&self.big[..k]);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Hashes standard input (from wherever earlier reads left it).
+    pub fn hash_stdin(&mut self) -> Outcome {
+        let mut h = Md5::new();
+        let stdin = io::stdin();
+        let mut lock = stdin.lock();
+        match self.stream(&mut lock, &mut h) {
+            Ok(()) => Ok(h.finalize().into()),
+            Err(err) => Err(HashError {
+                err,
+                at_open: false,
+            }),
+        }
+    }
+
+    /// Hashes files, returning their outcomes in the same order. Files that
+    /// turn out small are hashed together at the end.
+    pub fn hash_files<'p>(&mut self, paths: impl Iterator<Item = &'p PathBuf>) -> Vec<Outcome> {
+        let mut out: Vec<Outcome> = Vec::new();
+        // (index into out, slot, length) of files read whole.
+        let mut small: Vec<(usize, usize, usize)> = Vec::new();
+        for path in paths {
+            let idx = out.len();
+            let mut file = match File::open(path) {
+                Ok(f) => f,
+                Err(err) => {
+                    out.push(Err(HashError { err, at_open: true }));
+                    continue;
+                }
+            };
+            let slot = small.len();
+            if self.slots.len() <= slot {
+                self.slots.push(vec![0; SMALL_MAX]);
+            }
+            let mut buf = std::mem::take(&mut self.slots[slot]);
+            let got = self.fill(&mut file, &mut buf);
+            let res = match got {
+                Ok(n) if n < SMALL_MAX => {
+                    small.push((idx, slot, n));
+                    Ok(None)
+                }
+                Ok(n) => {
+                    let mut h = Md5::new();
+                    h.update(&buf[..n]);
+                    self.stream(&mut file, &mut h)
+                        .map(|()| Some(h.finalize().into()))
+                }
+                Err(e) => Err(e),
+            };
+            self.slots[slot] = buf;
+            out.push(match res {
+                Ok(Some(d)) => Ok(d),
+                Ok(None) => Ok([0; 16]), // filled in below
+                Err(err) => Err(HashError {
+                    err,
+                    at_open: false,
+                }),
+            });
+        }
+        if !small.is_empty() {
+            let msgs: Vec<&[u8]> = small
+                .iter()
+                .map(|&(_, slot, n)| &self.slots[slot][..n])
+                .collect();
+            let mut digests = vec![[0u8; 16]; msgs.len()];
+            hash_batch(&msgs, &mut digests);
+            for (&(idx, _, _), d) in small.iter().zip(digests) {
+                out[idx] = Ok(d);
+            }
+        }
+        out
+    }
+}
+
+/// Work shared between the calling thread and the workers.
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when work is queued or the queue is closed.
+    work: Condvar,
+    /// Signalled when results arrive.
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<(usize, PathBuf)>,
+    results: HashMap<usize, (PathBuf, Outcome)>,
+    closed: bool,
+}
+
+/// Runs every item of `items` through `consume`, in order. An item with an
+/// input gets the input back with its outcome; an item without one (a
+/// message to print in sequence, say) gets `None`. `jobs` is the most
+/// threads that hash at once; 1 hashes on the calling thread only.
+pub fn run<T, I, F>(jobs: usize, bytes: &AtomicU64, items: I, mut consume: F)
+where
+    I: Iterator<Item = (Option<Input>, T)>,
+    F: FnMut(T, Option<(Input, Outcome)>),
+{
+    if jobs <= 1 {
+        return run_sequential(bytes, items, consume);
+    }
+    let shared = Shared {
+        state: Mutex::new(State::default()),
+        work: Condvar::new(),
+        done: Condvar::new(),
+    };
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| worker(&shared, bytes, jobs));
+        }
+        let mut me = Worker::new(bytes);
+        // Items not yet consumed, oldest first; `Some(false)` waits for a
+        // worker, `Some(true)` is standard input, `None` has no input.
+        let mut pending: VecDeque<(Option<bool>, T)> = VecDeque::new();
+        let mut next = 0usize; // index of pending.front()
+        let mut ready: HashMap<usize, (PathBuf, Outcome)> = HashMap::new();
+        let mut items = items.fuse();
+        let mut fresh: Vec<(usize, PathBuf)> = Vec::new();
+        loop {
+            while pending.len() < WINDOW {
+                let Some((input, t)) = items.next() else {
+                    break;
+                };
+                let kind = match input {
+                    None => None,
+                    Some(Input::Stdin) => Some(true),
+                    Some(Input::Path(p)) => {
+                        fresh.push((next + pending.len(), p));
+                        Some(false)
+                    }
+                };
+                pending.push_back((kind, t));
+                if fresh.len() >= BATCH * jobs {
+                    break;
+                }
+            }
+            if !fresh.is_empty() {
+                shared.state.lock().unwrap().queue.extend(fresh.drain(..));
+                shared.work.notify_all();
+            }
+            let Some((kind, t)) = pending.pop_front() else {
+                break;
+            };
+            match kind {
+                None => consume(t, None),
+                Some(true) => {
+                    let r = me.hash_stdin();
+                    consume(t, Some((Input::Stdin, r)));
+                }
+                Some(false) => {
+                    let (p, r) = match ready.remove(&next) {
+                        Some(x) => x,
+                        None => {
+                            let mut st = shared.state.lock().unwrap();
+                            while !st.results.contains_key(&next) {
+                                st = shared.done.wait(st).unwrap();
+                            }
+                            ready.extend(st.results.drain());
+                            drop(st);
+                            ready.remove(&next).unwrap()
+                        }
+                    };
+                    consume(t, Some((Input::Path(p), r)));
+                }
+            }
+            next += 1;
+        }
+        shared.state.lock().unwrap().closed = true;
+        shared.work.notify_all();
+    });
+}
+
+fn worker(shared: &Shared, bytes: &AtomicU64, jobs: usize) {
+    let mut w = Worker::new(bytes);
+    loop {
+        let mut st = shared.state.lock().unwrap();
+        while st.queue.is_empty() && !st.closed {
+            st = shared.work.wait(st).unwrap();
+        }
+        if st.queue.is_empty() {
+            return;
+        }
+        // Share the queue out: large claims batch small files, but leave
+        // work for the other threads when the queue is short.
+        let n = (st.queue.len() / jobs).clamp(1, BATCH);
+        let claim: Vec<(usize, PathBuf)> = st.queue.drain(..n).collect();
+        drop(st);
+        let outcomes = w.hash_files(claim.iter().map(|(_, p)| p));
+        let mut st = shared.state.lock().unwrap();
+        for ((i, p), r) in claim.into_iter().zip(outcomes) {
+            st.results.insert(i, (p, r));
+        }
+        drop(st);
+        shared.done.notify_one();
+    }
+}
+
+fn run_sequential<T, I, F>(bytes: &AtomicU64, items: I, mut consume: F)
+where
+    I: Iterator<Item = (Option<Input>, T)>,
+    F: FnMut(T, Option<(Input, Outcome)>),
+{
+    let mut w = Worker::new(bytes);
+    let mut items = items.peekable();
+    let mut chunk: Vec<(Option<Input>, T)> = Vec::with_capacity(BATCH);
+    loop {
+        // A run of consecutive files is read and hashed as one batch; stdin
+        // and items without input are handled where they stand.
+        chunk.clear();
+        while chunk.len() < BATCH {
+            match items.peek() {
+                Some((Some(Input::Path(_)), _)) => chunk.push(items.next().unwrap()),
+                _ => break,
+            }
+        }
+        if chunk.is_empty() {
+            let Some((input, t)) = items.next() else {
+                return;
+            };
+            match input {
+                Some(Input::Stdin) => {
+                    let r = w.hash_stdin();
+                    consume(t, Some((Input::Stdin, r)));
+                }
+                other => consume(t, other.map(|_| unreachable!())),
+            }
+            continue;
+        }
+        let paths: Vec<&PathBuf> = chunk
+            .iter()
+            .map(|(i, _)| match i {
+                Some(Input::Path(p)) => p,
+                _ => unreachable!(),
+            })
+            .collect();
+        let outcomes = w.hash_files(paths.into_iter());
+        for ((input, t), r) in chunk.drain(..).zip(outcomes) {
+            consume(t, Some((input.unwrap(), r)));
+        }
+    }
+}
