@@ -214,14 +214,14 @@ fn apply(o: &mut Opts, opt: Opt, value: Option<Vec<u8>>) -> Result<Option<Parsed
 
 /// The combinations that GNU md5sum rejects after parsing, in its order.
 pub fn validate(o: &Opts) -> Result<(), UsageError> {
-    let msg: &[u8] = if o.zero && o.check {
+    let msg: &[u8] = if o.tag && o.binary == Some(false) {
+        b"--tag does not support --text mode"
+    } else if o.zero && o.check {
         b"the --zero option is not supported when verifying checksums"
     } else if o.tag && o.check {
         b"the --tag option is meaningless when verifying checksums"
     } else if o.binary.is_some() && o.check {
         b"the --binary and --text options are meaningless when verifying checksums"
-    } else if o.tag && o.binary == Some(false) {
-        b"--tag does not support --text mode"
     } else if o.ignore_missing && !o.check {
         b"the --ignore-missing option is meaningful only when verifying checksums"
     } else if o.status && !o.check {

@@ -4,15 +4,20 @@
 //!   blocks of `min(st_blksize, 8192)` bytes as glibc does;
 //! - every diagnostic first flushes stdout, as glibc's `error()` does;
 //! - a failed write to stdout is remembered, later output is dropped, and
-//!   `md5sum: write error: REASON` is reported at the end (exit status 1).
+//!   `md5sum: write error` is reported at the end (exit status 1).
 
 use crate::progress::Progress;
 use std::io::{self, IsTerminal, Write};
+#[cfg(target_os = "linux")]
+use std::path::Path;
 
 pub struct Out<'a> {
     buf: Vec<u8>,
     block: usize,
     line_buffered: bool,
+    /// Rust's stdout quietly drops writes to a closed descriptor; GNU's
+    /// reports them, so a closed fd 1 is noticed up front.
+    closed: bool,
     failed: Option<io::Error>,
     /// The program name as invoked, which prefixes diagnostics.
     pub prog: Vec<u8>,
@@ -34,6 +39,26 @@ fn stdout_block() -> usize {
     8192
 }
 
+/// Whether fd 1 was closed when the program started. The Rust runtime
+/// reopens a closed standard descriptor on `/dev/null` (read-write) before
+/// `main`, so look for exactly that: a shell's `>/dev/null` is write-only.
+fn stdout_was_closed() -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p == Path::new("/dev/null"));
+        let rdwr = || {
+            let info = std::fs::read_to_string("/proc/self/fdinfo/1").unwrap_or_default();
+            info.lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+                .is_some_and(|f| f & 3 == 2)
+        };
+        null && rdwr()
+    }
+    #[cfg(not(target_os = "linux"))]
+    false
+}
+
 /// The text of an OS error as `strerror` gives it, without Rust's
 /// " (os error N)" suffix.
 pub fn reason(e: &io::Error) -> String {
@@ -48,10 +73,12 @@ impl<'a> Out<'a> {
     pub fn new(prog: Vec<u8>, progress: Option<&'a Progress>) -> Self {
         let line_buffered = io::stdout().is_terminal();
         let block = stdout_block();
+        let closed = stdout_was_closed();
         Out {
             buf: Vec::with_capacity(block * 2),
             block,
             line_buffered,
+            closed,
             failed: None,
             prog,
             progress,
@@ -60,6 +87,11 @@ impl<'a> Out<'a> {
 
     fn write_raw(&mut self, data: &[u8]) {
         if self.failed.is_some() {
+            return;
+        }
+        if self.closed {
+            const EBADF: i32 = 9;
+            self.failed = Some(io::Error::from_raw_os_error(EBADF));
             return;
         }
         let write = || {
@@ -128,7 +160,15 @@ impl<'a> Out<'a> {
         match self.failed.take() {
             None => true,
             Some(e) => {
-                let msg = format!("write error: {}", reason(&e));
+                // coreutils' close_stdout only has an errno to show when the
+                // final close fails too, which in practice means a closed
+                // descriptor; a failed write alone ends up as errno 0.
+                const EBADF: i32 = 9;
+                let msg = if e.raw_os_error() == Some(EBADF) {
+                    format!("write error: {}", reason(&e))
+                } else {
+                    "write error".to_string()
+                };
                 self.diag(msg.as_bytes());
                 false
             }
