@@ -235,6 +235,10 @@ fn hash_mode_flags_and_names() {
             assert_eq!(r.code, Some(1));
         }
     }
+    // Other reasons a file cannot be read.
+    std::os::unix::fs::symlink("loop", t.path().join("loop")).unwrap();
+    let long = "n".repeat(300);
+    same_str(t.path(), &["loop", "plain/x", &long, "plain"], b"");
     // Options after operands, and after `--` only operands.
     same_str(t.path(), &["plain", "--tag", "empty"], b"");
     same_str(t.path(), &["plain", "--", "--tag"], b"");
@@ -375,6 +379,10 @@ fn check_fixture() -> TempDir {
     sums.extend_from_slice(format!("{X} a\n").as_bytes()); // reversed: refused now
     sums.extend_from_slice(format!("MD5 (a) = {X}x\n").as_bytes());
     sums.extend_from_slice(format!("{X}  -\n").as_bytes()); // stdin
+    sums.extend_from_slice(format!("{X}  a\0junk\n").as_bytes()); // NUL ends the name
+    sums.extend_from_slice(format!("MD5 (a\0x) = {X}\n").as_bytes());
+    sums.extend_from_slice(format!("\\{X}  a\0x\n").as_bytes()); // NUL in escaped name
+    sums.extend_from_slice(format!("{X}\0 a\n").as_bytes());
     sums.extend_from_slice(format!("{X}  a").as_bytes()); // no final newline
     t.file("sums", &sums);
 
@@ -476,7 +484,7 @@ fn check_mode_known_answers() {
         "md5sum: missing: No such file or directory\n\
          md5sum: dir: Is a directory\n\
          md5sum: 'new\\nline': No such file or directory\n\
-         md5sum: WARNING: 6 lines are improperly formatted\n\
+         md5sum: WARNING: 8 lines are improperly formatted\n\
          md5sum: WARNING: 3 listed files could not be read\n\
          md5sum: WARNING: 2 computed checksums did NOT match\n"
     );
