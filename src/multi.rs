@@ -206,33 +206,80 @@ impl Kernel {
     }
 
     /// Compresses `blocks` consecutive 64-byte blocks starting at `ptrs[i]`
-    /// into lane `i` of `state`, for every `i < self.lanes()`.
+    /// into lane `i` of `state`, for every `i < used`. Lanes from `used` to
+    /// `self.lanes()` may be computed too, and their state is then garbage.
+    ///
+    /// With `used` at most half the width, the two-group kernels run one
+    /// group: half the work, where the other group would only carry idle
+    /// lanes.
     ///
     /// # Safety
     ///
     /// `self` came from [`Kernel::detect`] or [`Kernel::available`] (so the
-    /// CPU has the features the kernel needs), and for each `i <
-    /// self.lanes()`, `ptrs[i]` is valid for reads of `blocks * 64` bytes.
+    /// CPU has the features the kernel needs), `used <= self.lanes()`, and
+    /// for each `i < self.lanes()`, `ptrs[i]` is valid for reads of `blocks *
+    /// 64` bytes.
     #[inline]
-    pub(crate) unsafe fn compress(self, state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
+    pub(crate) unsafe fn compress(self, state: &mut Soa, ptrs: &Ptrs, blocks: usize, used: usize) {
+        debug_assert!(used <= self.lanes());
+        let narrow = 2 * used <= self.lanes();
         match self {
             // SAFETY: the caller passes pointers valid for `blocks * 64`
             // bytes in the kernel's one lane.
             Kernel::Portable => unsafe { portable::compress(state, ptrs, blocks) },
             // SAFETY: SSE2 is baseline on x86_64; the caller vouches for the
-            // pointers.
+            // pointers of all `LANES` lanes, of which `4 * G` are read.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Sse2 => unsafe { sse2::compress(state, ptrs, blocks) },
+            Kernel::Sse2 if narrow => unsafe { sse2::compress::<1>(state, ptrs, blocks) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => unsafe { sse2::compress::<2>(state, ptrs, blocks) },
             // SAFETY: a `Kernel::Avx2` value is only made after `avx2_cpuid`
             // detected AVX2 (see `is_supported`); the caller vouches for the
-            // pointers.
+            // pointers of all `LANES` lanes, of which `8 * G` are read.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { avx2::compress(state, ptrs, blocks) },
+            Kernel::Avx2 if narrow => unsafe { avx2::compress::<1>(state, ptrs, blocks) },
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { avx2::compress::<2>(state, ptrs, blocks) },
             // SAFETY: NEON is baseline on aarch64; the caller vouches for the
-            // pointers.
+            // pointers of all `LANES` lanes, of which `4 * G` are read.
             #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
-            Kernel::Neon => unsafe { neon::compress(state, ptrs, blocks) },
+            Kernel::Neon if narrow => unsafe { neon::compress::<1>(state, ptrs, blocks) },
+            // SAFETY: as above.
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Kernel::Neon => unsafe { neon::compress::<2>(state, ptrs, blocks) },
         }
+    }
+
+    /// Runs only the message loads and the transposition of `blocks` blocks
+    /// in every lane, for measuring their share of the cost; `None` for the
+    /// portable kernel, which transposes nothing.
+    ///
+    /// # Safety
+    ///
+    /// As for [`Kernel::compress`].
+    pub(crate) unsafe fn transpose_only(self, ptrs: &Ptrs, blocks: usize) -> Option<u32> {
+        match self {
+            Kernel::Portable => None,
+            // SAFETY: as in `Kernel::compress`.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => Some(unsafe { sse2::transpose_only::<2>(ptrs, blocks) }),
+            // SAFETY: as in `Kernel::compress`.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => Some(unsafe { avx2::transpose_only::<2>(ptrs, blocks) }),
+            // SAFETY: as in `Kernel::compress`.
+            #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+            Kernel::Neon => Some(unsafe { neon::transpose_only::<2>(ptrs, blocks) }),
+        }
+    }
+
+    /// The kernel named `name`, if this build has it and the CPU can run it.
+    fn by_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL
+            .iter()
+            .find(|k| k.name() == name)
+            .and_then(|k| k.available())
     }
 }
 
@@ -317,59 +364,197 @@ pub(crate) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
     let mut sched = Scheduler::new(kernel);
     let mut next = 0;
     loop {
-        // Refill idle lanes with the next messages.
-        for lane in 0..sched.width {
-            if sched.slots[lane].is_none() && next < inputs.len() {
+        // Refill idle lanes with the next messages, lowest lanes first.
+        let mut lane = 0;
+        while sched.active < sched.width && next < inputs.len() {
+            if sched.index[lane] == IDLE {
                 sched.start(lane, next, inputs[next].as_ref());
                 next += 1;
             }
+            lane += 1;
         }
-        let active = sched.slots[..sched.width]
-            .iter()
-            .filter(|s| s.is_some())
-            .count();
-        if active == 0 {
-            break;
-        }
-        if active == 1 && next == inputs.len() {
-            // A lone last message runs faster through the single-stream
-            // backend than through a mostly idle vector.
-            sched.finish_alone(out);
-            break;
+        if next == inputs.len() {
+            match sched.active {
+                0 => break,
+                // A lone last message runs faster through the single-stream
+                // backend than through a mostly idle vector.
+                1 => {
+                    sched.finish_alone(out);
+                    break;
+                }
+                // Few messages left: gather them in the low lanes, where the
+                // kernel can run a narrower, cheaper form.
+                n if 2 * n <= sched.width => sched.compact(),
+                _ => {}
+            }
         }
         sched.step(out);
     }
 }
 
-/// Where one lane is in its message.
-#[derive(Clone, Copy)]
-struct Slot<'a> {
-    /// Index of the message in the input (and output) slice.
-    index: usize,
-    /// Length of the whole message in bytes.
-    len: u64,
-    /// Whole blocks of the message not yet compressed (a multiple of 64 bytes
-    /// until the tail is moved into `pad`).
-    rest: &'a [u8],
-    /// The message tail, the 0x80 marker and the bit length: one or two
-    /// blocks, filled when `rest` has no whole block left.
-    pad: [u8; 128],
-    /// Offset of the next padding block in `pad`; `pad_end` is where it
-    /// stops. Both are 0 while the lane is still in `rest`.
-    pad_at: usize,
-    pad_end: usize,
+/// Marks an idle lane in [`Scheduler::index`].
+const IDLE: usize = usize::MAX;
+
+/// The lane scheduler of [`digest_many_with`]: which message each lane
+/// hashes and how far it is. Each busy lane is first in its message's whole
+/// blocks (`rest`), then in its padding blocks (`pad`).
+struct Scheduler<'a> {
+    kernel: Kernel,
+    width: usize,
+    /// Busy lanes.
+    active: usize,
+    state: Soa,
+    /// Index of each lane's message in the input and output slices, or
+    /// [`IDLE`].
+    index: [usize; MAX_LANES],
+    /// Length of each lane's message in bytes.
+    len: [u64; MAX_LANES],
+    /// The whole blocks of each message not compressed yet; empty once the
+    /// lane is in its padding.
+    rest: [&'a [u8]; MAX_LANES],
+    /// Each message's tail, 0x80 marker and bit length: one or two blocks.
+    pad: [[u8; 128]; MAX_LANES],
+    /// Offset of the next padding block in `pad`, and the end of the
+    /// padding; `pad_end` is 0 while the lane is still in `rest`.
+    pad_at: [usize; MAX_LANES],
+    pad_end: [usize; MAX_LANES],
 }
 
-impl Slot<'_> {
-    /// The next block to compress and how many follow it contiguously.
-    fn blocks(&self) -> (*const u8, usize) {
-        if self.pad_end == 0 {
-            (self.rest.as_ptr(), self.rest.len() / 64)
+impl<'a> Scheduler<'a> {
+    fn new(kernel: Kernel) -> Self {
+        Self {
+            kernel,
+            width: kernel.lanes(),
+            active: 0,
+            state: Soa::new(),
+            index: [IDLE; MAX_LANES],
+            len: [0; MAX_LANES],
+            rest: [&[]; MAX_LANES],
+            pad: [[0; 128]; MAX_LANES],
+            pad_at: [0; MAX_LANES],
+            pad_end: [0; MAX_LANES],
+        }
+    }
+
+    /// Puts message `index` into the idle `lane`.
+    fn start(&mut self, lane: usize, index: usize, msg: &'a [u8]) {
+        self.state.set(lane, STATE_INIT);
+        self.index[lane] = index;
+        self.len[lane] = msg.len() as u64;
+        self.active += 1;
+        if msg.len() < 64 {
+            self.enter_pad(lane, msg);
         } else {
-            (
-                self.pad[self.pad_at..].as_ptr(),
-                (self.pad_end - self.pad_at) / 64,
-            )
+            self.rest[lane] = msg;
+            self.pad_end[lane] = 0;
+        }
+    }
+
+    /// Moves `lane` from its whole blocks to its padding, whose message
+    /// bytes are `tail`.
+    fn enter_pad(&mut self, lane: usize, tail: &[u8]) {
+        self.pad_end[lane] = fill_pad(&mut self.pad[lane], tail, self.len[lane]);
+        self.pad_at[lane] = 0;
+        self.rest[lane] = &[];
+    }
+
+    /// Runs the kernel once over as many blocks as every busy lane has in a
+    /// row, then retires the lanes whose messages are done.
+    #[allow(clippy::needless_range_loop)] // `lane` indexes six parallel arrays
+    fn step(&mut self, out: &mut [[u8; 16]]) {
+        let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
+        let mut n = usize::MAX;
+        let mut any = core::ptr::null();
+        let mut used = 0;
+        for lane in 0..self.width {
+            if self.index[lane] == IDLE {
+                continue;
+            }
+            let (p, blocks) = if self.pad_end[lane] == 0 {
+                (self.rest[lane].as_ptr(), self.rest[lane].len() / 64)
+            } else {
+                let pad = &self.pad[lane][self.pad_at[lane]..self.pad_end[lane]];
+                (pad.as_ptr(), pad.len() / 64)
+            };
+            ptrs[lane] = p;
+            any = p;
+            n = n.min(blocks);
+            used = lane + 1;
+        }
+        debug_assert!(n >= 1 && n != usize::MAX);
+        // Idle lanes hash a busy lane's blocks; their state is discarded.
+        for (p, &index) in ptrs.iter_mut().zip(&self.index).take(self.width) {
+            if index == IDLE {
+                *p = any;
+            }
+        }
+        // SAFETY: `self.kernel` came from `Kernel::detect` or
+        // `Kernel::available` (see `digest_many_with`), and `used <=
+        // self.width`. Each busy lane's pointer starts a run of at least `n`
+        // whole blocks inside its message or its `pad` (which is not moved
+        // or written until the call returns); each idle lane got a busy
+        // lane's pointer.
+        unsafe { self.kernel.compress(&mut self.state, &ptrs, n, used) };
+        for lane in 0..used {
+            if self.index[lane] == IDLE {
+                continue;
+            }
+            if self.pad_end[lane] == 0 {
+                let rest = &self.rest[lane][n * 64..];
+                self.rest[lane] = rest;
+                if rest.len() < 64 {
+                    self.enter_pad(lane, rest);
+                }
+            } else {
+                self.pad_at[lane] += n * 64;
+                if self.pad_at[lane] == self.pad_end[lane] {
+                    out[self.index[lane]] = to_bytes(self.state.get(lane));
+                    self.index[lane] = IDLE;
+                    self.active -= 1;
+                }
+            }
+        }
+    }
+
+    /// Moves busy lanes of the upper half into idle lanes of the lower half.
+    fn compact(&mut self) {
+        let half = self.width / 2;
+        let mut to = 0;
+        for from in half..self.width {
+            if self.index[from] == IDLE {
+                continue;
+            }
+            while self.index[to] != IDLE {
+                to += 1;
+            }
+            debug_assert!(to < half);
+            self.index[to] = self.index[from];
+            self.len[to] = self.len[from];
+            self.rest[to] = self.rest[from];
+            self.pad[to] = self.pad[from];
+            self.pad_at[to] = self.pad_at[from];
+            self.pad_end[to] = self.pad_end[from];
+            self.state.set(to, self.state.get(from));
+            self.index[from] = IDLE;
+        }
+    }
+
+    /// Finishes the one busy lane on the single-stream backend.
+    fn finish_alone(&mut self, out: &mut [[u8; 16]]) {
+        for lane in 0..self.width {
+            if self.index[lane] == IDLE {
+                continue;
+            }
+            let mut state = self.state.get(lane);
+            out[self.index[lane]] = if self.pad_end[lane] == 0 {
+                finish_single(state, self.rest[lane], self.len[lane])
+            } else {
+                let pad = &self.pad[lane][self.pad_at[lane]..self.pad_end[lane]];
+                compress::compress(&mut state, pad.as_chunks::<64>().0);
+                to_bytes(state)
+            };
+            self.index[lane] = IDLE;
+            self.active -= 1;
         }
     }
 }
@@ -403,108 +588,8 @@ fn finish_single(mut state: [u32; 4], rest: &[u8], total: u64) -> [u8; 16] {
     compress::compress(&mut state, blocks);
     let mut pad = [0u8; 128];
     let end = fill_pad(&mut pad, tail, total);
-    let (pad_blocks, _) = pad[..end].as_chunks::<64>();
-    compress::compress(&mut state, pad_blocks);
+    compress::compress(&mut state, pad[..end].as_chunks::<64>().0);
     to_bytes(state)
-}
-
-/// The lane scheduler of [`digest_many_with`].
-struct Scheduler<'a> {
-    kernel: Kernel,
-    width: usize,
-    state: Soa,
-    slots: [Option<Slot<'a>>; MAX_LANES],
-}
-
-impl<'a> Scheduler<'a> {
-    fn new(kernel: Kernel) -> Self {
-        Self {
-            kernel,
-            width: kernel.lanes(),
-            state: Soa::new(),
-            slots: [None; MAX_LANES],
-        }
-    }
-
-    /// Puts message `index` into `lane`.
-    fn start(&mut self, lane: usize, index: usize, msg: &'a [u8]) {
-        self.state.set(lane, STATE_INIT);
-        let mut slot = Slot {
-            index,
-            len: msg.len() as u64,
-            rest: msg,
-            pad: [0; 128],
-            pad_at: 0,
-            pad_end: 0,
-        };
-        if msg.len() < 64 {
-            slot.pad_end = fill_pad(&mut slot.pad, msg, msg.len() as u64);
-            slot.rest = &[];
-        }
-        self.slots[lane] = Some(slot);
-    }
-
-    /// Runs the kernel once over as many blocks as every busy lane has in a
-    /// row, then retires the lanes whose messages are done.
-    fn step(&mut self, out: &mut [[u8; 16]]) {
-        let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
-        let mut n = usize::MAX;
-        let mut any = core::ptr::null();
-        for (p, slot) in ptrs.iter_mut().zip(&self.slots[..self.width]) {
-            if let Some(slot) = slot {
-                let (q, blocks) = slot.blocks();
-                *p = q;
-                any = q;
-                n = n.min(blocks);
-            }
-        }
-        debug_assert!(n >= 1 && n != usize::MAX);
-        // Idle lanes hash a busy lane's blocks; their state is discarded.
-        for (p, slot) in ptrs.iter_mut().zip(&self.slots[..self.width]) {
-            if slot.is_none() {
-                *p = any;
-            }
-        }
-        // SAFETY: `self.kernel` came from `Kernel::detect` or
-        // `Kernel::available` (see `digest_many_with`). Each busy lane's
-        // pointer starts a run of at least `n` whole blocks inside its message
-        // or its `pad` (which lives in `self.slots` and is not moved or
-        // written until the call returns); each idle lane got a busy lane's
-        // pointer.
-        unsafe { self.kernel.compress(&mut self.state, &ptrs, n) };
-        for (lane, entry) in self.slots[..self.width].iter_mut().enumerate() {
-            let Some(slot) = entry else { continue };
-            if slot.pad_end == 0 {
-                slot.rest = &slot.rest[n * 64..];
-                if slot.rest.len() < 64 {
-                    slot.pad_end = fill_pad(&mut slot.pad, slot.rest, slot.len);
-                    slot.rest = &[];
-                }
-            } else {
-                slot.pad_at += n * 64;
-                if slot.pad_at == slot.pad_end {
-                    out[slot.index] = to_bytes(self.state.get(lane));
-                    *entry = None;
-                }
-            }
-        }
-    }
-
-    /// Finishes the one busy lane on the single-stream backend.
-    fn finish_alone(&mut self, out: &mut [[u8; 16]]) {
-        for (lane, entry) in self.slots[..self.width].iter_mut().enumerate() {
-            let Some(slot) = entry.take() else { continue };
-            let state = self.state.get(lane);
-            out[slot.index] = if slot.pad_end == 0 {
-                finish_single(state, slot.rest, slot.len)
-            } else {
-                let mut state = state;
-                let (blocks, _) = slot.pad[slot.pad_at..slot.pad_end].as_chunks::<64>();
-                compress::compress(&mut state, blocks);
-                to_bytes(state)
-            };
-        }
-    }
 }
 
 /// Up to [`Lanes::MAX`] MD5 streams advanced together, for example several
@@ -658,10 +743,11 @@ impl Lanes {
                     }
                 }
                 // SAFETY: `self.kernel` came from `Kernel::detect` or
-                // `Kernel::available`. Each lane with data points at `n * 64`
+                // `Kernel::available`, and the group has at most its width
+                // of lanes. Each lane with data points at `n * 64`
                 // or more bytes of its chunk; every other lane got the
                 // pointer `any` of such a lane.
-                unsafe { self.kernel.compress(&mut st, &ptrs, n) };
+                unsafe { self.kernel.compress(&mut st, &ptrs, n, group.len()) };
                 for (j, r) in rest[..group.len()].iter_mut().enumerate() {
                     if r.is_empty() {
                         // The kernel ran this idle lane over another lane's
@@ -718,6 +804,67 @@ impl core::fmt::Debug for Lanes {
             .field("count", &self.count)
             .field("backend", &self.kernel.name())
             .finish_non_exhaustive()
+    }
+}
+
+/// Hooks for `benches/multi.rs`, which compares every kernel the CPU has in
+/// one run. Not part of the API.
+#[doc(hidden)]
+pub mod __bench {
+    use super::{digest_many_with, Kernel, Ptrs, MAX_LANES};
+
+    /// The kernels this build has that the CPU can run.
+    pub fn kernels() -> impl Iterator<Item = &'static str> {
+        Kernel::ALL
+            .iter()
+            .filter_map(|k| k.available())
+            .map(Kernel::name)
+    }
+
+    /// The lane count of kernel `name`.
+    pub fn lanes(name: &str) -> usize {
+        kernel(name).lanes()
+    }
+
+    fn kernel(name: &str) -> Kernel {
+        Kernel::by_name(name).unwrap_or_else(|| panic!("no multi kernel {name:?} on this CPU"))
+    }
+
+    /// [`super::digest_many_into`] with kernel `name`.
+    pub fn digest_many_into<T: AsRef<[u8]>>(name: &str, inputs: &[T], out: &mut [[u8; 16]]) {
+        assert_eq!(inputs.len(), out.len());
+        digest_many_with(kernel(name), inputs, out);
+    }
+
+    /// The pointers of `lanes` equal slices of `data`, each `blocks` blocks.
+    fn lane_ptrs(data: &[u8], lanes: usize, blocks: usize) -> Ptrs {
+        assert!(lanes <= MAX_LANES && data.len() >= lanes * blocks * 64);
+        let mut ptrs: Ptrs = [data.as_ptr(); MAX_LANES];
+        for (i, p) in ptrs.iter_mut().take(lanes).enumerate() {
+            *p = data[i * blocks * 64..].as_ptr();
+        }
+        ptrs
+    }
+
+    /// One raw kernel call over `blocks` blocks in each lane, lane `i`
+    /// reading `data[i * blocks * 64..]`; returns a word of the state.
+    pub fn compress(name: &str, data: &[u8], blocks: usize) -> u32 {
+        let k = kernel(name);
+        let ptrs = lane_ptrs(data, k.lanes(), blocks);
+        let mut st = super::Soa::new();
+        // SAFETY: `k` is available; `lane_ptrs` checked that each lane has
+        // `blocks * 64` bytes.
+        unsafe { k.compress(&mut st, &ptrs, blocks, k.lanes()) };
+        st.s[0][0]
+    }
+
+    /// Only the loads and transposition of [`compress`]; `None` for the
+    /// portable kernel.
+    pub fn transpose(name: &str, data: &[u8], blocks: usize) -> Option<u32> {
+        let k = kernel(name);
+        let ptrs = lane_ptrs(data, k.lanes(), blocks);
+        // SAFETY: as in `compress`.
+        unsafe { k.transpose_only(&ptrs, blocks) }
     }
 }
 
@@ -778,13 +925,16 @@ mod tests {
     }
 
     /// The raw kernel, lane by lane, against the single-stream backend: a
-    /// different random state and message in every lane.
+    /// different random state and message in every lane, in its full and
+    /// its narrow (one group) form.
     #[test]
     fn kernel_compress_every_lane() {
         let mut rng = Rng(0x6d75_6c74_6901);
         for_each_kernel(|k| {
-            let w = k.lanes();
-            for blocks in 0..=5 {
+            for (w, blocks) in [k.lanes(), k.lanes().div_ceil(2)]
+                .into_iter()
+                .flat_map(|w| (0..=5).map(move |b| (w, b)))
+            {
                 let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
                 let mut st = Soa::new();
                 let mut want = Vec::new();
@@ -799,14 +949,18 @@ mod tests {
                 for (p, msg) in ptrs.iter_mut().zip(&msgs) {
                     *p = msg.as_ptr();
                 }
-                // SAFETY: the kernel is available; each of its `w` lanes
-                // points at a message of `64 * blocks` bytes.
-                unsafe { k.compress(&mut st, &ptrs, blocks) };
+                // Lanes past `w` read lane 0's message.
+                for p in ptrs.iter_mut().skip(w) {
+                    *p = msgs[0].as_ptr();
+                }
+                // SAFETY: the kernel is available and `w <= k.lanes()`; each
+                // lane points at a message of `64 * blocks` bytes.
+                unsafe { k.compress(&mut st, &ptrs, blocks, w) };
                 for (lane, want) in want.iter().enumerate() {
                     assert_eq!(
                         st.get(lane),
                         *want,
-                        "{} lane {lane}, {blocks} blocks",
+                        "{} lane {lane} of {w}, {blocks} blocks",
                         k.name()
                     );
                 }

@@ -9,10 +9,9 @@ use super::{Ptrs, Soa};
 use crate::consts::RC;
 use core::arch::x86_64::*;
 
-/// Interleaved groups of four lanes.
-const G: usize = 2;
-/// Messages per call.
-pub(super) const LANES: usize = 4 * G;
+/// Messages per call: two interleaved groups of 4 lanes (`compress::<2>`).
+/// With 4 or fewer messages, `compress::<1>` runs one group.
+pub(super) const LANES: usize = 2 * 4;
 
 /// Loads four 16-byte rows and transposes them: row `j` holds words `0..4`
 /// of lane `j`, result `w` holds word `w` of lanes `0..4`.
@@ -54,15 +53,15 @@ macro_rules! load_group {
     }};
 }
 
-/// Compresses `blocks` consecutive blocks from each of `ptrs[..LANES]` into
-/// lanes `0..LANES` of `state`.
+/// Compresses `blocks` consecutive blocks from each of `ptrs[..4 * G]` into
+/// lanes `0..4 * G` of `state`, as `G` interleaved groups of 4 lanes.
 ///
 /// # Safety
 ///
-/// For each `i < LANES`, `ptrs[i]` is valid for reads of `blocks * 64` bytes.
+/// `G` is 1 or 2. For each `i < 4 * G`, `ptrs[i]` is valid for reads of `blocks * 64` bytes.
 /// (SSE2 itself is part of the x86_64 baseline.)
 #[target_feature(enable = "sse2")]
-pub(super) unsafe fn compress(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
+pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
     macro_rules! add {
         ($x:expr, $y:expr) => {
             _mm_add_epi32($x, $y)
@@ -136,7 +135,7 @@ pub(super) unsafe fn compress(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
     for blk in 0..blocks {
         for (g, m) in m.iter_mut().enumerate() {
             // `(blk + 1) * 64 <= blocks * 64` bytes are readable from each of
-            // the `LANES` pointers (caller).
+            // the `4 * G` pointers (caller).
             *m = load_group!(ptrs, g, blk * 64);
         }
         let (aa, bb, cc, dd) = (a, b, c, d);
@@ -164,7 +163,7 @@ pub(super) unsafe fn compress(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
 ///
 /// As for [`compress`].
 #[target_feature(enable = "sse2")]
-pub(super) unsafe fn transpose_only(ptrs: &Ptrs, blocks: usize) -> u32 {
+pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
     let mut acc = [_mm_setzero_si128(); 16];
     for blk in 0..blocks {
         for g in 0..G {
