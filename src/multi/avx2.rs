@@ -106,9 +106,10 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             }
         };
         (h, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            // c ^ d does not wait for b.
             step!(@ $a, $b, $m, $k, $s, |g| _mm256_xor_si256(
-                _mm256_xor_si256($b[g], $c[g]),
-                $d[g]
+                $b[g],
+                _mm256_xor_si256($c[g], $d[g])
             ))
         };
         (i, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {

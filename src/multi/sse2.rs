@@ -97,9 +97,10 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             }
         };
         (h, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            // c ^ d does not wait for b.
             step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
-                _mm_xor_si128($b[g], $c[g]),
-                $d[g]
+                $b[g],
+                _mm_xor_si128($c[g], $d[g])
             ))
         };
         (i, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
