@@ -130,7 +130,12 @@ fn every_length_matches_upstream() {
 #[test]
 fn const_digest_matches_vectors() {
     for (input, output) in vectors() {
-        assert_eq!(md5::const_digest(input)[..], *output, "{} bytes", input.len());
+        assert_eq!(
+            md5::const_digest(input)[..],
+            *output,
+            "{} bytes",
+            input.len()
+        );
     }
     let msg = Rng(0x5eed_0003).bytes(300);
     for n in 0..=msg.len() {
@@ -152,13 +157,21 @@ fn const_digest_at_compile_time() {
 fn hmac_rfc2202() {
     use hmac::{Hmac, Mac};
     let cases: [(&[u8], &[u8], [u8; 16]); 7] = [
-        (&[0x0b; 16], b"Hi There", hex!("9294727a3638bb1c13f48ef8158bfc9d")),
+        (
+            &[0x0b; 16],
+            b"Hi There",
+            hex!("9294727a3638bb1c13f48ef8158bfc9d"),
+        ),
         (
             b"Jefe",
             b"what do ya want for nothing?",
             hex!("750c783e6ab0b503eaa86e310a5db738"),
         ),
-        (&[0xaa; 16], &[0xdd; 50], hex!("56be34521d144c88dbb8c733f0e8b3f6")),
+        (
+            &[0xaa; 16],
+            &[0xdd; 50],
+            hex!("56be34521d144c88dbb8c733f0e8b3f6"),
+        ),
         (
             &hex!("0102030405060708090a0b0c0d0e0f10111213141516171819"),
             &[0xcd; 50],
