@@ -62,13 +62,15 @@ fn version() -> String {
     format!(
         "\
 md5sum (md-5) {}
-MD5 backend: {}
+MD5 backends: {} (one stream), {} with {} lanes (many streams)
 License MIT OR Apache-2.0.
 This is free software: you are free to change and redistribute it.
 There is NO WARRANTY, to the extent permitted by law.
 ",
         env!("CARGO_PKG_VERSION"),
         md5::backend(),
+        md5::multi::backend(),
+        md5::multi::lanes(),
     )
 }
 

@@ -570,10 +570,13 @@ fn usage_errors_and_option_spellings() {
     assert_eq!(r.code, Some(0));
     let v = String::from_utf8(r.stdout).unwrap();
     assert!(v.starts_with("md5sum (md-5) "), "{v}");
-    assert!(
-        v.contains(&format!("MD5 backend: {}", md5::backend())),
-        "{v}"
+    let backends = format!(
+        "MD5 backends: {} (one stream), {} with {} lanes (many streams)",
+        md5::backend(),
+        md5::multi::backend(),
+        md5::multi::lanes()
     );
+    assert!(v.contains(&backends), "{v}");
     // Our own option.
     for a in [&["-j"][..], &["--jobs"], &["-j0", "f"], &["--jobs=x", "f"]] {
         let r = exec(OURS, t.path(), &os(a), b"", &[]);
@@ -667,10 +670,10 @@ fn same_output_for_one_and_eight_jobs() {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        let len = match i % 10 {
-            0 => (state % 300_000) as usize,
+        let len = match i % 50 {
+            0 | 10 | 20 | 30 | 40 => (state % 120_000) as usize,
             1 => 65536 + (state % 3) as usize - 1,
-            _ => (state % 5000) as usize,
+            _ => (state % 4000) as usize,
         };
         let data: Vec<u8> = (0..len).map(|k| (k as u64 ^ state) as u8).collect();
         let name = format!("f{i:04}");
@@ -708,4 +711,49 @@ fn same_output_for_one_and_eight_jobs() {
     let lines: Vec<&[u8]> = r.stdout.split(|&b| b == b'\n').collect();
     assert_eq!(lines.len(), 1004 + 1);
     assert!(lines[..1004].iter().all(|l| l.ends_with(b": OK")));
+}
+
+/// Large files go through the multi-buffer lanes side by side; their
+/// digests must equal single-stream ones, whatever the sizes around the
+/// 64-byte block, the 16 KiB read and the 64 KiB first-read boundaries.
+#[test]
+fn large_files_side_by_side() {
+    use md5::{Digest, Md5};
+    let t = TempDir::new();
+    let sizes = [
+        65536,
+        65537,
+        65535,
+        65536 + 16384,
+        65536 + 16383,
+        65536 + 64,
+        131072,
+        200_000,
+        300_000,
+        0,
+        5,
+        70_000,
+        65536 + 55,
+        65536 + 56,
+        65536 * 3 + 1,
+        100_000,
+        150_000,
+    ];
+    let mut args = Vec::new();
+    let mut want = String::new();
+    for (i, &n) in sizes.iter().enumerate() {
+        let data: Vec<u8> = (0..n)
+            .map(|k| (k * 7 + i * 13) as u8 ^ (k >> 11) as u8)
+            .collect();
+        let name = format!("big{i:02}");
+        t.file(&name, &data);
+        want += &format!("{:x}  {name}\n", Md5::digest(&data));
+        args.push(name);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    for j in ["-j1", "-j2", "-j3"] {
+        let r = exec(OURS, t.path(), &os(&[&[j][..], &args].concat()), b"", &[]);
+        assert_eq!(String::from_utf8(r.stdout).unwrap(), want, "{j}");
+    }
+    same_str(t.path(), &args, b"");
 }
