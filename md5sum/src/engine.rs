@@ -130,7 +130,14 @@ impl<'a> Worker<'a> {
         for path in paths {
             let idx = out.len();
             out.push(Ok([0; 16])); // every slot is written below
-            let mut file = match File::open(path) {
+            let mut opened = File::open(path);
+            if matches!(&opened, Err(e) if out_of_fds(e)) && !large.is_empty() {
+                // Large files wait open for their lanes; with many threads
+                // that can exhaust descriptors, so hash them now and retry.
+                self.finish_large(std::mem::take(&mut large), &mut out);
+                opened = File::open(path);
+            }
+            let mut file = match opened {
                 Ok(f) => f,
                 Err(err) => {
                     out[idx] = Err(HashError { err, at_open: true });
@@ -169,6 +176,12 @@ impl<'a> Worker<'a> {
                 out[idx] = Ok(d);
             }
         }
+        self.finish_large(large, &mut out);
+        out
+    }
+
+    /// Hashes the large files of a claim into their slots of `out`.
+    fn finish_large(&mut self, large: Vec<Large>, out: &mut [Outcome]) {
         let done = if large.len() >= 2 && multi::backend() != "portable" {
             self.hash_lanes(large)
         } else {
@@ -188,7 +201,6 @@ impl<'a> Worker<'a> {
                 at_open: false,
             });
         }
-        out
     }
 
     /// Streams several large files at once, one per lane of the
@@ -230,6 +242,11 @@ impl<'a> Worker<'a> {
     }
 }
 
+/// EMFILE or ENFILE: no file descriptor left.
+fn out_of_fds(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(23 | 24))
+}
+
 /// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`.
 struct Large {
     idx: usize,
@@ -251,6 +268,23 @@ struct State {
     queue: VecDeque<(usize, PathBuf)>,
     results: HashMap<usize, (PathBuf, Outcome)>,
     closed: bool,
+    /// A worker panicked: its results will never come.
+    failed: bool,
+}
+
+/// Tells the waiting caller when a worker unwinds, so that it does not
+/// wait forever for that worker's results.
+struct PanicGuard<'a>(&'a Shared);
+
+impl Drop for PanicGuard<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+            st.failed = true;
+            drop(st);
+            self.0.done.notify_all();
+        }
+    }
 }
 
 /// Runs every item of `items` through `consume`, in order. An item with an
@@ -321,6 +355,7 @@ where
                         None => {
                             let mut st = shared.state.lock().unwrap();
                             while !st.results.contains_key(&next) {
+                                assert!(!st.failed, "a hashing thread failed");
                                 st = shared.done.wait(st).unwrap();
                             }
                             ready.extend(st.results.drain());
@@ -339,6 +374,7 @@ where
 }
 
 fn worker(shared: &Shared, bytes: &AtomicU64, jobs: usize) {
+    let _guard = PanicGuard(shared);
     let mut w = Worker::new(bytes);
     loop {
         let mut st = shared.state.lock().unwrap();

@@ -34,8 +34,8 @@ With no FILE, or when FILE is -, read standard input.
   -t, --text            read in text mode (default)
   -z, --zero            end each output line with NUL, not newline,
                           and disable file name escaping
-  -j, --jobs=N          hash up to N files at once (default: one per CPU);
-                          1 reads and hashes one file after another
+  -j, --jobs=N          hash with N threads (default: one per CPU, at most
+                          256); 1 reads and hashes one file after another
 
 The following five options are useful only when verifying checksums:
       --ignore-missing  don't fail or report status for missing files
@@ -335,9 +335,13 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
     } else {
         o.files.clone()
     };
+    // More threads than this would only add memory (each keeps about 3 MiB
+    // of buffers) and file descriptors.
+    const MAX_JOBS: usize = 256;
     let jobs = o
         .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .min(MAX_JOBS);
     let progress = io::stderr().is_terminal().then(Progress::new);
     let no_progress = AtomicU64::new(0);
     let cx = Ctx {
