@@ -268,6 +268,8 @@ struct State {
     queue: VecDeque<(usize, PathBuf)>,
     results: HashMap<usize, (PathBuf, Outcome)>,
     closed: bool,
+    /// Workers hashing a claim.
+    busy: usize,
     /// A worker panicked: its results will never come.
     failed: bool,
 }
@@ -317,7 +319,9 @@ where
         let mut items = items.fuse();
         let mut fresh: Vec<(usize, PathBuf)> = Vec::new();
         loop {
-            while pending.len() < WINDOW {
+            // Refill once half the window is consumed, queueing in batches,
+            // so that a lock and a wake-up are paid per batch, not per item.
+            while pending.len() < WINDOW && (pending.len() <= WINDOW / 2 || !fresh.is_empty()) {
                 let Some((input, t)) = items.next() else {
                     break;
                 };
@@ -384,16 +388,21 @@ fn worker(shared: &Shared, bytes: &AtomicU64, jobs: usize) {
         if st.queue.is_empty() {
             return;
         }
-        // Share the queue out: large claims batch small files, but leave
-        // work for the other threads when the queue is short.
-        let n = (st.queue.len() / jobs).clamp(1, BATCH);
+        // Share the queue out: whole batches while it is long; when it is
+        // short, an even share for each idle thread (counting this one),
+        // rather than half of what is left each time, which would end a
+        // run with claims too small to fill the lanes.
+        let idle = jobs - st.busy;
+        let n = st.queue.len().div_ceil(idle).clamp(1, BATCH);
         let claim: Vec<(usize, PathBuf)> = st.queue.drain(..n).collect();
+        st.busy += 1;
         drop(st);
         let outcomes = w.hash_files(claim.iter().map(|(_, p)| p));
         let mut st = shared.state.lock().unwrap();
         for ((i, p), r) in claim.into_iter().zip(outcomes) {
             st.results.insert(i, (p, r));
         }
+        st.busy -= 1;
         drop(st);
         shared.done.notify_one();
     }
