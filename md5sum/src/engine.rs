@@ -11,7 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// A file read whole when it is at most this long; longer ones are streamed.
@@ -131,10 +131,18 @@ impl<'a> Worker<'a> {
             let idx = out.len();
             out.push(Ok([0; 16])); // every slot is written below
             let mut opened = File::open(path);
-            if matches!(&opened, Err(e) if out_of_fds(e)) && !large.is_empty() {
-                // Large files wait open for their lanes; with many threads
-                // that can exhaust descriptors, so hash them now and retry.
-                self.finish_large(std::mem::take(&mut large), &mut out);
+            // Large files wait open for their lanes, which can use up the
+            // descriptors: then hash this thread's waiting files, or wait
+            // for other threads to close theirs, and retry. Only when no
+            // thread holds any is the error the file's own.
+            while matches!(&opened, Err(e) if out_of_fds(e)) {
+                if !large.is_empty() {
+                    self.finish_large(std::mem::take(&mut large), &mut out);
+                } else if HELD_OPEN.load(Ordering::Acquire) > 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                } else {
+                    break;
+                }
                 opened = File::open(path);
             }
             let mut file = match opened {
@@ -155,7 +163,10 @@ impl<'a> Worker<'a> {
                     small.push((idx, slot, n));
                     self.slots[slot] = buf;
                 }
-                Ok(_) => large.push(Large { idx, file, buf }),
+                Ok(_) => {
+                    HELD_OPEN.fetch_add(1, Ordering::AcqRel);
+                    large.push(Large { idx, file, buf });
+                }
                 Err(err) => {
                     out[idx] = Err(HashError {
                         err,
@@ -247,11 +258,21 @@ fn out_of_fds(e: &io::Error) -> bool {
     matches!(e.raw_os_error(), Some(23 | 24))
 }
 
-/// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`.
+/// Files that threads hold open while they wait for a lane.
+static HELD_OPEN: AtomicUsize = AtomicUsize::new(0);
+
+/// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`;
+/// counted in [`HELD_OPEN`] until dropped.
 struct Large {
     idx: usize,
     file: File,
     buf: Vec<u8>,
+}
+
+impl Drop for Large {
+    fn drop(&mut self) {
+        HELD_OPEN.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// Work shared between the calling thread and the workers.

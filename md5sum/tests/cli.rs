@@ -759,8 +759,8 @@ fn large_files_side_by_side() {
     // Few file descriptors: large files waiting for lanes must not make
     // opens fail where GNU's would succeed.
     let many = vec![args.join(" "); 4].join(" ");
-    for j in ["-j1", "-j2"] {
-        let script = format!("ulimit -n 12; exec -a md5sum \"$0\" {j} {many}");
+    for j in ["-j1", "-j2", "-j3"] {
+        let script = format!("ulimit -n 10; exec -a md5sum \"$0\" {j} {many}");
         let r = shell(OURS, t.path(), &script);
         assert!(r.stderr.is_empty(), "{r}");
         assert_eq!(String::from_utf8(r.stdout).unwrap(), want.repeat(4), "{j}");
