@@ -10,8 +10,13 @@
 //! * `multi_raw/compress` and `multi_raw/transpose`: one raw kernel call over
 //!   16 blocks per lane, and the loads and transposition alone, which shows
 //!   the share of the transposition.
+//!
+//! On Linux the clock is the thread's CPU time rather than wall time, so time
+//! the thread spends descheduled on a busy machine does not count; set
+//! `MD5_BENCH_WALL_TIME=1` for wall time.
 
-use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::{Measurement, ValueFormatter, WallTime};
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use md5::{multi::__bench, Digest, Md5};
 use std::time::Duration;
 
@@ -80,7 +85,7 @@ fn workloads() -> Vec<(&'static str, Vec<usize>)> {
     ]
 }
 
-fn bench_batches(c: &mut Criterion) {
+fn bench_batches<M: Measurement>(c: &mut Criterion<M>) {
     let mut rng = Rng(0x6265_6e63_6802);
     for (name, lens) in workloads() {
         let batch = Batch::new(&lens, &mut rng);
@@ -116,7 +121,7 @@ fn bench_batches(c: &mut Criterion) {
     }
 }
 
-fn bench_raw(c: &mut Criterion) {
+fn bench_raw<M: Measurement>(c: &mut Criterion<M>) {
     const BLOCKS: usize = 16;
     let mut rng = Rng(0x6265_6e63_6803);
     let data: Vec<u8> = (0..16 * BLOCKS * 64).map(|_| rng.next() as u8).collect();
@@ -136,18 +141,115 @@ fn bench_raw(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
+fn run<M: Measurement>(c: Criterion<M>) {
+    let mut c = c
         .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
-    targets = bench_batches, bench_raw
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    bench_batches(&mut c);
+    bench_raw(&mut c);
+    c.final_summary();
 }
 
 fn main() {
-    benches();
-    Criterion::default().configure_from_args().final_summary();
+    let wall = std::env::var_os("MD5_BENCH_WALL_TIME").is_some_and(|v| v != "0");
+    if wall || !cpu_time::AVAILABLE {
+        println!("clock: wall time");
+        run(Criterion::default().with_measurement(WallTime));
+    } else {
+        println!("clock: thread CPU time");
+        run(Criterion::default().with_measurement(cpu_time::CpuTime));
+    }
     summary();
+}
+
+/// A criterion clock that counts the CPU time of the calling thread, in ns.
+mod cpu_time {
+    use super::{Measurement, Throughput, ValueFormatter};
+
+    pub const AVAILABLE: bool = cfg!(target_os = "linux");
+
+    pub struct CpuTime;
+
+    #[cfg(target_os = "linux")]
+    fn now_ns() -> u64 {
+        #[repr(C)]
+        struct Timespec {
+            tv_sec: core::ffi::c_long,
+            tv_nsec: core::ffi::c_long,
+        }
+        extern "C" {
+            fn clock_gettime(clock: core::ffi::c_int, tp: *mut Timespec) -> core::ffi::c_int;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: core::ffi::c_int = 3;
+        let mut ts = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `clock_gettime` from the C library writes one `timespec`
+        // (two C longs on Linux) through the pointer, which points at one.
+        let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn now_ns() -> u64 {
+        unreachable!("CpuTime is only used on Linux")
+    }
+
+    impl Measurement for CpuTime {
+        type Intermediate = u64;
+        type Value = u64;
+
+        fn start(&self) -> u64 {
+            now_ns()
+        }
+        fn end(&self, start: u64) -> u64 {
+            now_ns() - start
+        }
+        fn add(&self, a: &u64, b: &u64) -> u64 {
+            a + b
+        }
+        fn zero(&self) -> u64 {
+            0
+        }
+        fn to_f64(&self, v: &u64) -> f64 {
+            *v as f64
+        }
+        fn formatter(&self) -> &dyn ValueFormatter {
+            &NsFormatter
+        }
+    }
+
+    struct NsFormatter;
+
+    impl ValueFormatter for NsFormatter {
+        fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
+            let (factor, unit) = if ns < 1e3 {
+                (1.0, "ns")
+            } else if ns < 1e6 {
+                (1e-3, "us")
+            } else {
+                (1e-6, "ms")
+            };
+            values.iter_mut().for_each(|v| *v *= factor);
+            unit
+        }
+
+        fn scale_throughputs(&self, _: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
+            let (n, unit) = match *t {
+                Throughput::Bytes(n) | Throughput::BytesDecimal(n) => (n as f64 / 1e6, "MB/s"),
+                Throughput::Elements(n) => (n as f64, "elem/s"),
+            };
+            values.iter_mut().for_each(|v| *v = n / (*v * 1e-9));
+            unit
+        }
+
+        fn scale_for_machines(&self, _: &mut [f64]) -> &'static str {
+            "ns"
+        }
+    }
 }
 
 /// Criterion's output folder: `$CRITERION_HOME`, or `criterion` beside the

@@ -211,11 +211,7 @@ pub const fn const_digest(data: &[u8]) -> [u8; 16] {
         2 * BLOCK_SIZE
     };
     let bit_len = (data.len() as u64).wrapping_mul(8).to_le_bytes();
-    pad.split_at_mut(pad_len - 8)
-        .1
-        .split_at_mut(8)
-        .0
-        .copy_from_slice(&bit_len);
+    pad.split_at_mut(pad_len - 8).1.split_at_mut(8).0.copy_from_slice(&bit_len);
     let (first, second) = pad.split_at(BLOCK_SIZE);
     compress_block(&mut state, first.first_chunk().unwrap());
     if pad_len > BLOCK_SIZE {
@@ -226,11 +222,7 @@ pub const fn const_digest(data: &[u8]) -> [u8; 16] {
     let mut i = 0;
     while i < 4 {
         let w = state[i].to_le_bytes();
-        out.split_at_mut(4 * i)
-            .1
-            .split_at_mut(4)
-            .0
-            .copy_from_slice(&w);
+        out.split_at_mut(4 * i).1.split_at_mut(4).0.copy_from_slice(&w);
         i += 1;
     }
     out

@@ -27,13 +27,14 @@
 //! # }
 //! ```
 //!
-//! The kernel is chosen once, at run time: AVX2 (16 lanes, two interleaved
-//! groups of 8) or SSE2 (8 lanes, two groups of 4) on `x86_64`, NEON (8
-//! lanes, two groups of 4) on little-endian `aarch64`, and elsewhere a
-//! portable fallback that runs the single-stream backend once per message.
-//! The `force-soft` feature and `--cfg md5_backend="soft"` select the
-//! portable fallback here too, so that such a build runs no SIMD or asm code
-//! at all.
+//! The kernel is chosen at run time: AVX2 (16 lanes, two interleaved groups
+//! of 8) when the CPU has it, else SSE2 (8 lanes, two groups of 4) on
+//! `x86_64`; NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
+//! elsewhere a portable fallback that runs the single-stream backend once per
+//! message. Two groups hide the latency of MD5's step chain; when half the
+//! lanes or fewer have work, the kernel runs one group. There is no AVX-512
+//! kernel yet. The `force-soft` feature and `--cfg md5_backend="soft"` select
+//! the portable fallback here too, so that such a build runs no SIMD code.
 
 use crate::{compress, consts::STATE_INIT};
 
