@@ -11,7 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 /// A file read whole when it is at most this long; longer ones are streamed.
@@ -28,6 +28,12 @@ const LANE_READ: usize = 16 * 1024;
 const BIG_BUF: usize = 64 * 1024;
 /// Most inputs between the oldest unreported one and the newest claimed.
 const WINDOW: usize = 4096;
+
+/// Standard input was closed when the program started (the runtime put
+/// `/dev/null` in its place); reading it fails as it would have.
+pub static STDIN_CLOSED: AtomicBool = AtomicBool::new(false);
+/// Standard input was read, as a file or as a checksum list.
+pub static READ_STDIN: AtomicBool = AtomicBool::new(false);
 
 /// What to hash.
 #[derive(Debug)]
@@ -105,6 +111,13 @@ impl<'a> Worker<'a> {
 
     /// Hashes standard input (from wherever earlier reads left it).
     pub fn hash_stdin(&mut self) -> Outcome {
+        READ_STDIN.store(true, Ordering::Relaxed);
+        if STDIN_CLOSED.load(Ordering::Relaxed) {
+            return Err(HashError {
+                err: crate::output::ebadf(),
+                at_open: false,
+            });
+        }
         let mut h = Md5::new();
         let stdin = io::stdin();
         let mut lock = stdin.lock();

@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 fn help(prog: &str) -> String {
     format!(
@@ -156,6 +156,15 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
     ok
 }
 
+/// Standard input when it was closed: every read fails with EBADF.
+struct ClosedStdin;
+
+impl io::Read for ClosedStdin {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(output::ebadf())
+    }
+}
+
 /// One line of a checksum file, in order.
 enum Item {
     File(check::Line),
@@ -181,7 +190,12 @@ fn check_file(
     let qname = quote::quotef(shown, cx.utf8);
     let stdin = io::stdin();
     let mut reader: Box<dyn BufRead> = if is_stdin {
-        Box::new(stdin.lock())
+        engine::READ_STDIN.store(true, Ordering::Relaxed);
+        if engine::STDIN_CLOSED.load(Ordering::Relaxed) {
+            Box::new(BufReader::new(ClosedStdin))
+        } else {
+            Box::new(stdin.lock())
+        }
     } else {
         match File::open(file) {
             Ok(f) => Box::new(BufReader::with_capacity(64 * 1024, f)),
@@ -368,6 +382,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
             })
         });
         let mut out = Out::new(prog, progress.as_ref());
+        engine::STDIN_CLOSED.store(output::was_closed(0), Ordering::Relaxed);
         let ok = if o.check {
             let mut reversed = None;
             let mut ok = true;
@@ -382,6 +397,16 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
             p.finish();
             d.thread().unpark();
         }
+        // coreutils closes standard input at the end when it read it; that
+        // fails only when it was closed to begin with.
+        let ok = if engine::READ_STDIN.load(Ordering::Relaxed)
+            && engine::STDIN_CLOSED.load(Ordering::Relaxed)
+        {
+            out.diag(format!("standard input: {}", reason(&output::ebadf())).as_bytes());
+            false
+        } else {
+            ok
+        };
         let ok = out.finish() && ok;
         i32::from(!ok)
     })

@@ -39,16 +39,19 @@ fn stdout_block() -> usize {
     8192
 }
 
-/// Whether fd 1 was closed when the program started. The Rust runtime
-/// reopens a closed standard descriptor on `/dev/null` (read-write) before
-/// `main`, so look for exactly that: a shell's `>/dev/null` is write-only.
-fn stdout_was_closed() -> bool {
+/// Whether standard descriptor `fd` (0, 1 or 2) was closed when the
+/// program started. The Rust runtime reopens a closed standard descriptor
+/// on `/dev/null` read-write before `main`, so look for exactly that: a
+/// shell's `</dev/null` or `>/dev/null` is read-only or write-only.
+pub fn was_closed(fd: u8) -> bool {
     #[cfg(target_os = "linux")]
     {
-        let null = std::fs::read_link("/proc/self/fd/1").is_ok_and(|p| p == Path::new("/dev/null"));
+        let link = format!("/proc/self/fd/{fd}");
+        let null = std::fs::read_link(link).is_ok_and(|p| p == Path::new("/dev/null"));
         let rdwr = || {
-            let info = std::fs::read_to_string("/proc/self/fdinfo/1").unwrap_or_default();
-            info.lines()
+            let info = std::fs::read_to_string(format!("/proc/self/fdinfo/{fd}"));
+            info.unwrap_or_default()
+                .lines()
                 .find_map(|l| l.strip_prefix("flags:"))
                 .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
                 .is_some_and(|f| f & 3 == 2)
@@ -56,7 +59,15 @@ fn stdout_was_closed() -> bool {
         null && rdwr()
     }
     #[cfg(not(target_os = "linux"))]
-    false
+    {
+        let _ = fd;
+        false
+    }
+}
+
+/// EBADF, the error of a closed descriptor.
+pub fn ebadf() -> io::Error {
+    io::Error::from_raw_os_error(9)
 }
 
 /// The text of an OS error as `strerror` gives it, without Rust's
@@ -73,7 +84,7 @@ impl<'a> Out<'a> {
     pub fn new(prog: Vec<u8>, progress: Option<&'a Progress>) -> Self {
         let line_buffered = io::stdout().is_terminal();
         let block = stdout_block();
-        let closed = stdout_was_closed();
+        let closed = was_closed(1);
         Out {
             buf: Vec::with_capacity(block * 2),
             block,
@@ -90,8 +101,7 @@ impl<'a> Out<'a> {
             return;
         }
         if self.closed {
-            const EBADF: i32 = 9;
-            self.failed = Some(io::Error::from_raw_os_error(EBADF));
+            self.failed = Some(ebadf());
             return;
         }
         let write = || {

@@ -766,3 +766,34 @@ fn large_files_side_by_side() {
         assert_eq!(String::from_utf8(r.stdout).unwrap(), want.repeat(4), "{j}");
     }
 }
+
+/// A closed standard input reads as GNU's does: a read error, then the
+/// failed close of standard input at the end; `/dev/null` is not closed.
+#[test]
+fn closed_standard_input() {
+    let t = TempDir::new();
+    t.file("f", b"abc");
+    t.file("sums", format!("{ABC}  f\n").as_bytes());
+    for args in [
+        "",
+        "-",
+        "- f -",
+        "f",
+        "-c",
+        "-c -",
+        "-c sums",
+        "f < /dev/null",
+        "- < /dev/null",
+    ] {
+        let redirect = if args.contains('<') { "" } else { "<&-" };
+        let script = format!("exec -a md5sum \"$0\" {args} {redirect}");
+        same_shell(t.path(), &script);
+    }
+    let r = same_shell(t.path(), "exec -a md5sum \"$0\" - f <&-");
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        "md5sum: -: Bad file descriptor\nmd5sum: standard input: Bad file descriptor\n"
+    );
+    assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
+    assert_eq!(r.code, Some(1));
+}
