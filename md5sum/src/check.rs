@@ -1,0 +1,207 @@
+//! Parsing one line of a checksum file, accepting exactly what GNU md5sum
+//! 9.1 accepts:
+//! - `HASH  NAME` (text) and `HASH *NAME` (binary), the hash in either
+//!   case, leading blanks allowed;
+//! - BSD `MD5 (NAME) = HASH`, with optional blanks around `=` and an
+//!   optional space before `(`;
+//! - "reversed BSD" `HASH NAME` (one blank, from BSD's `md5 -r`), which
+//!   a process cannot mix with the standard format: the first line that
+//!   decides the question decides it for the rest of the run;
+//! - a leading `\` marks a name escaped with `\\`, `\n` and `\r`.
+//!
+//! The caller has already removed the line ending (`\n`, then one `\r`)
+//! and skipped empty lines and `#` comments.
+
+/// A well-formed line: the expected hash (32 hex digits, either case) and
+/// the file name, unescaped.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Line {
+    pub hex: [u8; 32],
+    pub name: Vec<u8>,
+}
+
+/// Whether standard and reversed-BSD lines were seen: `None` until a line
+/// decides, then `Some(true)` for reversed BSD.
+pub type Reversed = Option<bool>;
+
+fn white(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// The line reads as a C string would: a NUL at or past its end.
+fn at(s: &[u8], i: usize) -> u8 {
+    s.get(i).copied().unwrap_or(0)
+}
+
+/// Exactly 32 hex digits at `s[i..]`, then the end of the string.
+fn hex_at(s: &[u8], i: usize) -> Option<[u8; 32]> {
+    let mut hex = [0u8; 32];
+    for (k, h) in hex.iter_mut().enumerate() {
+        let c = at(s, i + k);
+        if !c.is_ascii_hexdigit() {
+            return None;
+        }
+        *h = c;
+    }
+    (at(s, i + 32) == 0).then_some(hex)
+}
+
+/// Undoes the escaping of a name; `None` for a stray or unknown escape or
+/// a NUL byte.
+pub fn unescape(s: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut it = s.iter();
+    while let Some(&b) = it.next() {
+        match b {
+            b'\\' => out.push(match it.next()? {
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b'\\' => b'\\',
+                _ => return None,
+            }),
+            0 => return None,
+            _ => out.push(b),
+        }
+    }
+    Some(out)
+}
+
+/// The name up to its first NUL, as C code would see it.
+fn c_str(s: &[u8]) -> Vec<u8> {
+    s.split(|&b| b == 0).next().unwrap_or_default().to_vec()
+}
+
+/// Parses one line; `None` if it is improperly formatted.
+pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
+    let mut i = 0;
+    while white(at(s, i)) {
+        i += 1;
+    }
+    let escaped = at(s, i) == b'\\';
+    if escaped {
+        i += 1;
+    }
+    if s[i.min(s.len())..].starts_with(b"MD5") {
+        i += 3;
+        if at(s, i) == b' ' {
+            i += 1;
+        }
+        if at(s, i) != b'(' {
+            return None;
+        }
+        return parse_bsd(&s[i + 1..], escaped);
+    }
+    // The hash, a blank and at least one character of name (one more if
+    // the name starts with a backslash).
+    if s.len().saturating_sub(i) < 34 + usize::from(at(s, i) == b'\\') {
+        return None;
+    }
+    let hex_start = i;
+    i += 32;
+    if !white(at(s, i)) {
+        return None;
+    }
+    i += 1;
+    let hex = {
+        let mut h = [0u8; 32];
+        h.copy_from_slice(&s[hex_start..hex_start + 32]);
+        if !h.iter().all(u8::is_ascii_hexdigit) {
+            return None;
+        }
+        h
+    };
+    if s.len() - i == 1 || (at(s, i) != b' ' && at(s, i) != b'*') {
+        if *reversed == Some(false) {
+            return None;
+        }
+        *reversed = Some(true);
+    } else if *reversed != Some(true) {
+        *reversed = Some(false);
+        i += 1; // the ' ' or '*' mode character
+    }
+    let name = &s[i..];
+    let name = if escaped {
+        unescape(name)?
+    } else {
+        c_str(name)
+    };
+    Some(Line { hex, name })
+}
+
+/// Parses what follows `MD5 (` in a BSD line.
+fn parse_bsd(s: &[u8], escaped: bool) -> Option<Line> {
+    let close = s.iter().rposition(|&b| b == b')')?;
+    let name = if escaped {
+        unescape(&s[..close])?
+    } else {
+        c_str(&s[..close])
+    };
+    let mut i = close + 1;
+    while white(at(s, i)) {
+        i += 1;
+    }
+    if at(s, i) != b'=' {
+        return None;
+    }
+    i += 1;
+    while white(at(s, i)) {
+        i += 1;
+    }
+    let hex = hex_at(s, i)?;
+    Some(Line { hex, name })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: &str = "9dd4e461268c8034f5c8564e155c67a6";
+
+    fn p(line: &str, rev: &mut Reversed) -> Option<(String, String)> {
+        parse(line.as_bytes(), rev).map(|l| {
+            (
+                String::from_utf8(l.hex.to_vec()).unwrap(),
+                String::from_utf8(l.name).unwrap(),
+            )
+        })
+    }
+
+    fn ok(hex: &str, name: &str) -> Option<(String, String)> {
+        Some((hex.into(), name.into()))
+    }
+
+    #[test]
+    fn formats() {
+        let mut r = None;
+        assert_eq!(p(&format!("{H}  a"), &mut r), ok(H, "a"));
+        assert_eq!(p(&format!("  {H} *a b "), &mut r), ok(H, "a b "));
+        assert_eq!(p(&format!("MD5 (a) = {H}"), &mut r), ok(H, "a"));
+        assert_eq!(p(&format!("MD5(x (1)) ={H}"), &mut r), ok(H, "x (1)"));
+        assert_eq!(p(&format!("MD5 (a) = {H} "), &mut r), None);
+        assert_eq!(p(&format!("MD5  (a) = {H}"), &mut r), None);
+        assert_eq!(
+            p(&format!("\\{H}  a\\nb\\\\c\\rd"), &mut r),
+            ok(H, "a\nb\\c\rd")
+        );
+        assert_eq!(p(&format!("\\{H}  a\\tb"), &mut r), None);
+        assert_eq!(p(&format!("\\{H}  a\\"), &mut r), None);
+        assert_eq!(p(&format!("\\MD5 (a\\\\b) = {H}"), &mut r), ok(H, "a\\b"));
+        let upper = H.to_uppercase();
+        assert_eq!(p(&format!("{upper}  a"), &mut r), ok(&upper, "a"));
+        assert_eq!(p(&format!("{}  a", &H[1..]), &mut r), None);
+        assert_eq!(p(&format!("{H}x  a"), &mut r), None);
+        assert_eq!(p("garbage", &mut r), None);
+        assert_eq!(p(&format!("{H}  a\0b"), &mut r), ok(H, "a"));
+        // Standard lines were seen, so a reversed one is refused.
+        assert_eq!(p(&format!("{H} a"), &mut r), None);
+    }
+
+    #[test]
+    fn reversed_bsd_sticks() {
+        let mut r = None;
+        assert_eq!(p(&format!("{H} a"), &mut r), ok(H, "a"));
+        assert_eq!(r, Some(true));
+        assert_eq!(p(&format!("{H}  a"), &mut r), ok(H, " a"));
+        assert_eq!(p(&format!("{H}\tb"), &mut r), ok(H, "b"));
+    }
+}

@@ -1,0 +1,799 @@
+//! Runs the built `md5sum` in temporary directories. Where GNU md5sum is
+//! installed, every case is also run through it and stdout, stderr and the
+//! exit status must be identical (both run with argv[0] = "md5sum", so the
+//! program name in messages matches). Known answers are asserted whether or
+//! not GNU is present.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const OURS: &str = env!("CARGO_BIN_EXE_md5sum");
+
+/// A directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let p = std::env::temp_dir().join(format!(
+            "md5sum-cli-{}-{}-{nanos}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&p).unwrap();
+        TempDir(p)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+
+    fn file(&self, name: impl AsRef<OsStr>, data: &[u8]) {
+        std::fs::write(self.0.join(name.as_ref()), data).unwrap();
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The GNU md5sum to compare against, if installed.
+fn gnu() -> Option<&'static str> {
+    static GNU: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
+    *GNU.get_or_init(|| {
+        let path = "/usr/bin/md5sum";
+        let out = Command::new(path).arg("--version").output().ok()?;
+        if String::from_utf8_lossy(&out.stdout).contains("GNU coreutils") {
+            Some(path)
+        } else {
+            eprintln!("GNU md5sum not found: the comparisons with GNU are skipped");
+            None
+        }
+    })
+}
+
+#[derive(Debug, PartialEq, Eq, Clone)]
+struct Run {
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    code: Option<i32>,
+}
+
+impl std::fmt::Display for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "status {:?}\n--- stdout\n{}--- stderr\n{}",
+            self.code,
+            String::from_utf8_lossy(&self.stdout).escape_debug(),
+            String::from_utf8_lossy(&self.stderr)
+        )
+    }
+}
+
+fn exec(bin: &str, dir: &Path, args: &[OsString], stdin: &[u8], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(bin);
+    cmd.arg0("md5sum")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("POSIXLY_CORRECT")
+        .env("LC_ALL", "C.UTF-8")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    Run {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        code: out.status.code(),
+    }
+}
+
+fn os(args: &[&str]) -> Vec<OsString> {
+    args.iter().map(OsString::from).collect()
+}
+
+/// Runs ours (with the default jobs, `-j 1` and `-j 8`) and, when present,
+/// GNU; all must agree. Returns our result.
+fn same(dir: &Path, args: &[OsString], stdin: &[u8], env: &[(&str, &str)]) -> Run {
+    let ours = exec(OURS, dir, args, stdin, env);
+    for j in ["-j1", "-j8"] {
+        let mut a = vec![OsString::from(j)];
+        a.extend(args.iter().cloned());
+        let r = exec(OURS, dir, &a, stdin, env);
+        assert_eq!(
+            r, ours,
+            "{j} {args:?} differs from the default\n{r}\n{ours}"
+        );
+    }
+    if let Some(g) = gnu() {
+        let theirs = exec(g, dir, args, stdin, env);
+        assert!(
+            theirs == ours,
+            "md5sum {args:?} (env {env:?}) differs from GNU\nGNU: {theirs}\nours: {ours}"
+        );
+    }
+    ours
+}
+
+fn same_str(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
+    same(dir, &os(args), stdin, &[])
+}
+
+const EMPTY: &str = "d41d8cd98f00b204e9800998ecf8427e";
+const ABC: &str = "900150983cd24fb0d6963f7d28e17f72";
+const X: &str = "9dd4e461268c8034f5c8564e155c67a6";
+
+/// A directory with awkward names: spaces, backslashes, newline, CR, tab,
+/// quotes, non-UTF-8 bytes, an empty file and a subdirectory.
+fn awkward() -> (TempDir, Vec<OsString>) {
+    let t = TempDir::new();
+    let names: Vec<OsString> = [
+        &b"plain"[..],
+        b"with space",
+        b"back\\slash",
+        b"new\nline",
+        b"cr\rname",
+        b"tab\tname",
+        b"it's",
+        b"dq\"x",
+        b"bad\xffutf8",
+        "é".as_bytes(),
+        b"-dash",
+        b"a:b",
+        b"empty",
+    ]
+    .iter()
+    .map(|n| OsString::from_vec(n.to_vec()))
+    .collect();
+    for n in &names {
+        let data = if n == "empty" { &b""[..] } else { b"abc" };
+        t.file(n, data);
+    }
+    std::fs::create_dir(t.path().join("dir")).unwrap();
+    (t, names)
+}
+
+#[test]
+fn known_answers() {
+    let (t, _) = awkward();
+    let r = same_str(t.path(), &[], b"abc");
+    assert_eq!(r.stdout, format!("{ABC}  -\n").as_bytes());
+    let r = same_str(t.path(), &["plain", "-", "empty", "-"], b"abc");
+    let want = format!("{ABC}  plain\n{ABC}  -\n{EMPTY}  empty\n{EMPTY}  -\n");
+    assert_eq!(String::from_utf8(r.stdout).unwrap(), want);
+    assert_eq!(r.code, Some(0));
+
+    let r = same_str(t.path(), &["back\\slash", "new\nline", "cr\rname"], b"");
+    let want = format!("\\{ABC}  back\\\\slash\n\\{ABC}  new\\nline\n\\{ABC}  cr\\rname\n");
+    assert_eq!(String::from_utf8(r.stdout).unwrap(), want);
+
+    let r = same_str(t.path(), &["--tag", "back\\slash", "plain"], b"");
+    let want = format!("\\MD5 (back\\\\slash) = {ABC}\nMD5 (plain) = {ABC}\n");
+    assert_eq!(String::from_utf8(r.stdout).unwrap(), want);
+
+    let r = same_str(t.path(), &["-bz", "new\nline", "plain"], b"");
+    let want = format!("{ABC} *new\nline\0{ABC} *plain\0");
+    assert_eq!(String::from_utf8(r.stdout).unwrap(), want);
+
+    let r = same_str(t.path(), &["nope", "dir", "with space", "plain"], b"");
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        "md5sum: nope: No such file or directory\nmd5sum: dir: Is a directory\n"
+    );
+    assert_eq!(
+        r.stdout,
+        format!("{ABC}  with space\n{ABC}  plain\n").as_bytes()
+    );
+    assert_eq!(r.code, Some(1));
+
+    let r = same_str(t.path(), &["--", "-dash"], b"");
+    assert_eq!(r.stdout, format!("{ABC}  -dash\n").as_bytes());
+}
+
+#[test]
+fn hash_mode_flags_and_names() {
+    let (t, names) = awkward();
+    let mut all = names.clone();
+    all.extend(os(&["dir", "missing file", "-", "plain"]));
+    for flags in [
+        &[][..],
+        &["-b"],
+        &["-t"],
+        &["--tag"],
+        &["-z"],
+        &["--tag", "-z"],
+        &["-b", "--tag"],
+        &["-t", "--tag"],
+        &["--binary", "--zero"],
+    ] {
+        let mut args = os(flags);
+        args.extend(all.iter().cloned());
+        for lc in ["C.UTF-8", "C"] {
+            let r = same(t.path(), &args, b"stdin data", &[("LC_ALL", lc)]);
+            assert_eq!(r.code, Some(1));
+        }
+    }
+    // Other reasons a file cannot be read.
+    std::os::unix::fs::symlink("loop", t.path().join("loop")).unwrap();
+    let long = "n".repeat(300);
+    same_str(t.path(), &["loop", "plain/x", &long, "plain"], b"");
+    // Options after operands, and after `--` only operands.
+    same_str(t.path(), &["plain", "--tag", "empty"], b"");
+    same_str(t.path(), &["plain", "--", "--tag"], b"");
+    let r = same(
+        t.path(),
+        &os(&["plain", "--tag"]),
+        b"",
+        &[("POSIXLY_CORRECT", "1")],
+    );
+    assert_eq!(r.code, Some(1));
+}
+
+#[test]
+fn diagnostics_quote_names_like_gnu() {
+    let t = TempDir::new();
+    let names: Vec<OsString> = [
+        &b"nope"[..],
+        b"a b",
+        b"n\nl",
+        b"q\xff",
+        b"x'y",
+        b"$HOME",
+        b"~x",
+        b"x~",
+        b"#x",
+        b"a=b",
+        b"a:b",
+        b"a:b'c",
+        b"x'$y",
+        b"{",
+        b"a{",
+        b"x\x7f",
+        b"x\xc3",
+        b"x\xc3y",
+        b"\xc3\xa9\xff",
+        b"x\"y",
+        b"a\tb",
+        b"a\x1bb",
+        b"\xe2\x80\xa8",
+        b"back\\slash",
+        b"*?[",
+        b"",
+    ]
+    .iter()
+    .map(|n| OsString::from_vec(n.to_vec()))
+    .collect();
+    for lc in ["C.UTF-8", "C"] {
+        let r = same(t.path(), &names, b"", &[("LC_ALL", lc)]);
+        assert_eq!(r.code, Some(1));
+        assert!(r.stdout.is_empty());
+    }
+    let r = same(t.path(), &os(&["a b", "x'y"]), b"", &[]);
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        "md5sum: 'a b': No such file or directory\nmd5sum: \"x'y\": No such file or directory\n"
+    );
+}
+
+/// An input that root cannot read either: a write-only sysctl file.
+fn unreadable(t: &TempDir) -> Option<PathBuf> {
+    let p = t.path().join("unreadable");
+    t.file("unreadable", b"secret");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::File::open(&p).is_err() {
+        return Some(p);
+    }
+    std::fs::remove_file(&p).unwrap();
+    let target = Path::new("/proc/sys/vm/drop_caches");
+    if let Err(e) = std::fs::File::open(target) {
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            std::os::unix::fs::symlink(target, &p).unwrap();
+            return Some(p);
+        }
+    }
+    eprintln!("no unreadable file can be made here: the Permission denied case is skipped");
+    None
+}
+
+#[test]
+fn unreadable_files() {
+    let t = TempDir::new();
+    t.file("ok", b"x");
+    let Some(_) = unreadable(&t) else { return };
+    let r = same_str(t.path(), &["unreadable", "ok"], b"");
+    assert_eq!(r.stderr, b"md5sum: unreadable: Permission denied\n");
+    assert_eq!(r.stdout, format!("{X}  ok\n").as_bytes());
+    assert_eq!(r.code, Some(1));
+    t.file("sums", format!("{X}  unreadable\n{X}  ok\n").as_bytes());
+    for flags in [
+        &["-c"][..],
+        &["-c", "--status"],
+        &["-c", "--ignore-missing"],
+    ] {
+        let mut a = flags.to_vec();
+        a.push("sums");
+        let r = same_str(t.path(), &a, b"");
+        assert_eq!(r.code, Some(1));
+    }
+}
+
+/// The check-file fixture: every kind of line GNU distinguishes.
+fn check_fixture() -> TempDir {
+    let t = TempDir::new();
+    t.file("a", b"x");
+    t.file("b", b"y");
+    t.file("new\nline", b"x");
+    t.file("cr\rname", b"x");
+    t.file("back\\slash", b"x");
+    t.file("sp ace", b"x");
+    t.file(OsStr::from_bytes(b"bad\xffname"), b"x");
+    std::fs::create_dir(t.path().join("dir")).unwrap();
+    let up = X.to_uppercase();
+    let mut sums = Vec::new();
+    sums.extend_from_slice(format!("{X}  a\n").as_bytes()); // OK
+    sums.extend_from_slice(format!("{X}  b\n").as_bytes()); // FAILED
+    sums.extend_from_slice(format!("{X}  missing\n").as_bytes()); // no such file
+    sums.extend_from_slice(b"garbage line\n"); // malformed
+    sums.extend_from_slice(format!("{X}  dir\n").as_bytes()); // read error
+    sums.extend_from_slice(format!("{X}  a\r\n").as_bytes()); // CRLF
+    sums.extend_from_slice(format!("MD5 (a) = {X}\n").as_bytes()); // BSD
+    sums.extend_from_slice(format!("MD5 (b)= {X}\n").as_bytes()); // BSD, FAILED
+    sums.extend_from_slice(format!("MD5(sp ace) ={X}\r\n").as_bytes());
+    sums.extend_from_slice(b"# comment\n\n\r\n");
+    sums.extend_from_slice(format!("\\{X}  new\\nline\n").as_bytes());
+    sums.extend_from_slice(format!("\\{X}  cr\\rname\n").as_bytes());
+    sums.extend_from_slice(format!("\\{X}  back\\\\slash\n").as_bytes());
+    sums.extend_from_slice(format!("{X}  back\\slash\n").as_bytes());
+    sums.extend_from_slice(format!("\\MD5 (new\\nline) = {X}\n").as_bytes());
+    sums.extend_from_slice(format!("{X}  new\\nline\n").as_bytes()); // literal name
+    sums.extend_from_slice(format!("{up}  a\n").as_bytes());
+    sums.extend_from_slice(format!("{X} *a\n").as_bytes());
+    sums.extend_from_slice(&[format!("{X}  bad").as_bytes(), b"\xffname\n"].concat());
+    sums.extend_from_slice(format!("  {X}  a\n").as_bytes());
+    sums.extend_from_slice(format!("\\{X}  bad\\tescape\n").as_bytes()); // malformed
+    sums.extend_from_slice(format!("{}  a\n", &X[1..]).as_bytes()); // short
+    sums.extend_from_slice(format!("{X}  \n").as_bytes());
+    sums.extend_from_slice(format!("{X} a\n").as_bytes()); // reversed: refused now
+    sums.extend_from_slice(format!("MD5 (a) = {X}x\n").as_bytes());
+    sums.extend_from_slice(format!("{X}  -\n").as_bytes()); // stdin
+    sums.extend_from_slice(format!("{X}  a\0junk\n").as_bytes()); // NUL ends the name
+    sums.extend_from_slice(format!("MD5 (a\0x) = {X}\n").as_bytes());
+    sums.extend_from_slice(format!("\\{X}  a\0x\n").as_bytes()); // NUL in escaped name
+    sums.extend_from_slice(format!("{X}\0 a\n").as_bytes());
+    sums.extend_from_slice(format!("{X}  a").as_bytes()); // no final newline
+    t.file("sums", &sums);
+
+    t.file("all-ok", format!("{X}  a\nMD5 (a) = {X}\n").as_bytes());
+    t.file("ok-and-bad", format!("{X}  a\nnonsense\n").as_bytes());
+    t.file("only-missing", format!("{X}  missing\n").as_bytes());
+    t.file(
+        "missing-and-ok",
+        format!("{X}  missing\n{X}  a\n").as_bytes(),
+    );
+    t.file("nothing", b"nothing useful\n# comment\n");
+    t.file("empty", b"");
+    t.file("reversed", format!("{X} a\n{X} b\n{X}  a\n").as_bytes());
+    t.file("mismatch-only", format!("{X}  b\n").as_bytes());
+    t.file("stdin-dash", format!("{X}  -\n").as_bytes());
+    t
+}
+
+const CHECK_FLAGS: &[&[&str]] = &[
+    &[],
+    &["--quiet"],
+    &["--status"],
+    &["-w"],
+    &["--warn"],
+    &["--strict"],
+    &["--ignore-missing"],
+    &["--ignore-missing", "--quiet"],
+    &["--ignore-missing", "--status"],
+    &["--ignore-missing", "--strict"],
+    &["--status", "--strict"],
+    &["-w", "--strict"],
+    &["-w", "--quiet"],
+    &["--quiet", "-w"],
+    &["--status", "-w"],
+    &["-w", "--status"],
+    &["--quiet", "--status"],
+    &["--status", "--quiet"],
+    &["--strict", "--quiet", "--ignore-missing", "-w"],
+];
+
+#[test]
+fn check_mode_every_flag_combination() {
+    let t = check_fixture();
+    let files = [
+        "sums",
+        "all-ok",
+        "ok-and-bad",
+        "only-missing",
+        "missing-and-ok",
+        "nothing",
+        "empty",
+        "reversed",
+        "mismatch-only",
+        "stdin-dash",
+        "dir",
+        "no-such-checkfile",
+    ];
+    for flags in CHECK_FLAGS {
+        for f in files {
+            let mut a = vec!["-c"];
+            a.extend_from_slice(flags);
+            a.push(f);
+            same_str(t.path(), &a, b"x");
+        }
+        // Several check files in one run, and the check file on stdin.
+        let mut a = vec!["--check"];
+        a.extend_from_slice(flags);
+        a.extend_from_slice(&["all-ok", "sums", "-", "reversed"]);
+        let sums = std::fs::read(t.path().join("sums")).unwrap();
+        same_str(t.path(), &a, &sums);
+        let mut a = vec!["-c"];
+        a.extend_from_slice(flags);
+        same_str(t.path(), &a, &sums);
+    }
+}
+
+#[test]
+fn check_mode_known_answers() {
+    let t = check_fixture();
+    let r = same_str(t.path(), &["-c", "all-ok"], b"");
+    assert_eq!(r.stdout, b"a: OK\na: OK\n");
+    assert_eq!(r.code, Some(0));
+
+    let r = same_str(t.path(), &["-c", "sums"], b"x");
+    let out = String::from_utf8_lossy(&r.stdout).into_owned();
+    assert!(
+        out.starts_with(
+            "a: OK\nb: FAILED\nmissing: FAILED open or read\ndir: FAILED open or read\na: OK\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("\\new\\nline: OK\ncr\rname: OK\nback\\slash: OK\n"),
+        "{out}"
+    );
+    let err = String::from_utf8_lossy(&r.stderr).into_owned();
+    assert_eq!(
+        err,
+        "md5sum: missing: No such file or directory\n\
+         md5sum: dir: Is a directory\n\
+         md5sum: 'new\\nline': No such file or directory\n\
+         md5sum: WARNING: 8 lines are improperly formatted\n\
+         md5sum: WARNING: 3 listed files could not be read\n\
+         md5sum: WARNING: 2 computed checksums did NOT match\n"
+    );
+    assert_eq!(r.code, Some(1));
+
+    let r = same_str(t.path(), &["-c", "--ignore-missing", "only-missing"], b"");
+    assert_eq!(r.stderr, b"md5sum: only-missing: no file was verified\n");
+    assert_eq!(r.code, Some(1));
+
+    let r = same_str(t.path(), &["-c", "--strict", "ok-and-bad"], b"");
+    assert_eq!(r.code, Some(1));
+    let r = same_str(t.path(), &["-c", "ok-and-bad"], b"");
+    assert_eq!(r.code, Some(0));
+    assert_eq!(
+        r.stderr,
+        b"md5sum: WARNING: 1 line is improperly formatted\n"
+    );
+
+    let r = same_str(t.path(), &["-c"], b"nothing\n");
+    assert_eq!(
+        r.stderr,
+        b"md5sum: 'standard input': no properly formatted checksum lines found\n"
+    );
+    let r = same_str(t.path(), &["-c", "dir"], b"");
+    assert_eq!(r.stderr, b"md5sum: dir: read error\n");
+    let r = same_str(t.path(), &["-c", "-w", "ok-and-bad"], b"");
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        "md5sum: ok-and-bad: 2: improperly formatted MD5 checksum line\n\
+         md5sum: WARNING: 1 line is improperly formatted\n"
+    );
+}
+
+#[test]
+fn usage_errors_and_option_spellings() {
+    let t = TempDir::new();
+    t.file("f", b"abc");
+    let cases: &[&[&str]] = &[
+        &["-x"],
+        &["--foo"],
+        &["--foo=1"],
+        &["--st"],
+        &["--s=1"],
+        &["--bin=1"],
+        &["--help=x"],
+        &["-bc", "f"],
+        &["-tc", "f"],
+        &["--tag", "-c", "f"],
+        &["-z", "-c", "f"],
+        &["-z", "--tag", "-c", "f"],
+        &["--tag", "-t", "f"],
+        &["-t", "--tag", "f"],
+        &["--tag", "-t", "--status", "f"],
+        &["--ignore-missing", "f"],
+        &["--status", "f"],
+        &["-w", "f"],
+        &["--warn", "f"],
+        &["--quiet", "f"],
+        &["--strict", "f"],
+        &["--status", "--quiet", "f"],
+        &["-w", "--ignore-missing", "f"],
+        &["--strict", "--warn", "f"],
+        &[
+            "--bi", "--che", "--sta", "--str", "--ta", "--te", "--ze", "f",
+        ],
+        &["--ig", "-c", "f"],
+        &["-c", "--qu", "f"],
+        &["-", "-"],
+        &["f", "-b"],
+        &["-zb", "f"],
+        &["-bcx", "f"],
+    ];
+    for a in cases {
+        same_str(t.path(), a, b"abc");
+    }
+    // --help and --version stop at once, before later bad options.
+    let r = exec(OURS, t.path(), &os(&["--he", "--bogus"]), b"", &[]);
+    assert_eq!(r.code, Some(0));
+    assert!(r
+        .stdout
+        .starts_with(b"Usage: md5sum [OPTION]... [FILE]...\n"));
+    let r = exec(OURS, t.path(), &os(&["--ver", "-x"]), b"", &[]);
+    assert_eq!(r.code, Some(0));
+    let v = String::from_utf8(r.stdout).unwrap();
+    assert!(v.starts_with("md5sum (md-5) "), "{v}");
+    let backends = format!(
+        "MD5 backends: {} (one stream), {} with {} lanes (many streams)",
+        md5::backend(),
+        md5::multi::backend(),
+        md5::multi::lanes()
+    );
+    assert!(v.contains(&backends), "{v}");
+    // Our own option.
+    for a in [&["-j"][..], &["--jobs"], &["-j0", "f"], &["--jobs=x", "f"]] {
+        let r = exec(OURS, t.path(), &os(a), b"", &[]);
+        assert_eq!(r.code, Some(1));
+        assert!(r
+            .stderr
+            .ends_with(b"\nTry 'md5sum --help' for more information.\n"));
+    }
+    let r = exec(OURS, t.path(), &os(&["-j", "3", "f", "--jobs=2"]), b"", &[]);
+    assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
+}
+
+/// Runs a shell command line with `$OURS` or `$GNU` as the program.
+fn shell(bin: &str, dir: &Path, script: &str) -> Run {
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .arg(bin)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .unwrap();
+    Run {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        code: out.status.code(),
+    }
+}
+
+fn same_shell(dir: &Path, script: &str) -> Run {
+    let ours = shell(OURS, dir, script);
+    if let Some(g) = gnu() {
+        let theirs = shell(g, dir, script);
+        assert_eq!(theirs, ours, "{script}\nGNU: {theirs}\nours: {ours}");
+    }
+    ours
+}
+
+#[test]
+fn pipes_and_write_errors() {
+    let t = TempDir::new();
+    t.file("f", b"abc");
+    // A closed pipe ends the program quietly, by SIGPIPE as GNU's.
+    let many = vec!["f"; 5000].join(" ");
+    let script = format!("set -o pipefail; exec -a md5sum \"$0\" {many} | head -1");
+    let r = same_shell(t.path(), &script);
+    assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
+    assert!(r.stderr.is_empty(), "{r}");
+    assert_eq!(r.code, Some(141));
+    // A closed stdout.
+    let r = same_shell(t.path(), "exec -a md5sum \"$0\" f >&-");
+    assert_eq!(r.stderr, b"md5sum: write error: Bad file descriptor\n");
+    same_shell(t.path(), "exec -a md5sum \"$0\" nope >&-");
+    same_shell(t.path(), "exec -a md5sum \"$0\" --help > /dev/full");
+    // A full disk is reported once, at the end.
+    if Path::new("/dev/full").exists() {
+        let r = same_shell(t.path(), "exec -a md5sum \"$0\" f nope f > /dev/full");
+        assert_eq!(
+            String::from_utf8(r.stderr).unwrap(),
+            "md5sum: nope: No such file or directory\n\
+             md5sum: write error\n"
+        );
+        assert_eq!(r.code, Some(1));
+    }
+    // stdout and stderr into one pipe interleave as GNU's do.
+    let names: Vec<String> = (0..300)
+        .map(|i| {
+            if i % 37 == 0 {
+                format!("nope{i}")
+            } else {
+                "f".into()
+            }
+        })
+        .collect();
+    let script = format!("exec -a md5sum \"$0\" {} 2>&1", names.join(" "));
+    same_shell(t.path(), &script);
+    let script = format!(
+        "exec -a md5sum \"$0\" {} 2>&1 > out; cat out",
+        names.join(" ")
+    );
+    same_shell(t.path(), &script);
+}
+
+#[test]
+fn same_output_for_one_and_eight_jobs() {
+    let t = TempDir::new();
+    let mut names = Vec::new();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..1000 {
+        // xorshift: sizes from empty to a few hundred KiB, most small.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let len = match i % 50 {
+            0 | 10 | 20 | 30 | 40 => (state % 120_000) as usize,
+            1 => 65536 + (state % 3) as usize - 1,
+            _ => (state % 4000) as usize,
+        };
+        let data: Vec<u8> = (0..len).map(|k| (k as u64 ^ state) as u8).collect();
+        let name = format!("f{i:04}");
+        t.file(&name, &data);
+        names.push(name.clone());
+        if i % 97 == 0 {
+            names.push(format!("missing{i}"));
+        }
+        if i % 250 == 0 {
+            names.push("-".into());
+        }
+    }
+    let args: Vec<OsString> = names.iter().map(OsString::from).collect();
+    let one = exec(
+        OURS,
+        t.path(),
+        &[&os(&["-j", "1"])[..], &args].concat(),
+        b"abc",
+        &[],
+    );
+    let eight = exec(
+        OURS,
+        t.path(),
+        &[&os(&["-j", "8"])[..], &args].concat(),
+        b"abc",
+        &[],
+    );
+    assert_eq!(one, eight);
+    assert_eq!(one.stdout.iter().filter(|&&b| b == b'\n').count(), 1004);
+    same(t.path(), &args, b"abc", &[]);
+    // Check mode over the same thousand files.
+    std::fs::write(t.path().join("sums"), &one.stdout).unwrap();
+    let r = same_str(t.path(), &["-c", "sums"], b"abc");
+    assert_eq!(r.code, Some(0));
+    let lines: Vec<&[u8]> = r.stdout.split(|&b| b == b'\n').collect();
+    assert_eq!(lines.len(), 1004 + 1);
+    assert!(lines[..1004].iter().all(|l| l.ends_with(b": OK")));
+}
+
+/// Large files go through the multi-buffer lanes side by side; their
+/// digests must equal single-stream ones, whatever the sizes around the
+/// 64-byte block, the 16 KiB read and the 64 KiB first-read boundaries.
+#[test]
+fn large_files_side_by_side() {
+    use md5::{Digest, Md5};
+    let t = TempDir::new();
+    let sizes = [
+        65536,
+        65537,
+        65535,
+        65536 + 16384,
+        65536 + 16383,
+        65536 + 64,
+        131072,
+        200_000,
+        300_000,
+        0,
+        5,
+        70_000,
+        65536 + 55,
+        65536 + 56,
+        65536 * 3 + 1,
+        100_000,
+        150_000,
+    ];
+    let mut args = Vec::new();
+    let mut want = String::new();
+    for (i, &n) in sizes.iter().enumerate() {
+        let data: Vec<u8> = (0..n)
+            .map(|k| (k * 7 + i * 13) as u8 ^ (k >> 11) as u8)
+            .collect();
+        let name = format!("big{i:02}");
+        t.file(&name, &data);
+        want += &format!("{:x}  {name}\n", Md5::digest(&data));
+        args.push(name);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    for j in ["-j1", "-j2", "-j3"] {
+        let r = exec(OURS, t.path(), &os(&[&[j][..], &args].concat()), b"", &[]);
+        assert_eq!(String::from_utf8(r.stdout).unwrap(), want, "{j}");
+    }
+    same_str(t.path(), &args, b"");
+    // Few file descriptors: large files waiting for lanes must not make
+    // opens fail where GNU's would succeed.
+    let many = vec![args.join(" "); 4].join(" ");
+    for j in ["-j1", "-j2", "-j3"] {
+        let script = format!("ulimit -n 10; exec -a md5sum \"$0\" {j} {many}");
+        let r = shell(OURS, t.path(), &script);
+        assert!(r.stderr.is_empty(), "{r}");
+        assert_eq!(String::from_utf8(r.stdout).unwrap(), want.repeat(4), "{j}");
+    }
+}
+
+/// A closed standard input reads as GNU's does: a read error, then the
+/// failed close of standard input at the end; `/dev/null` is not closed.
+#[test]
+fn closed_standard_input() {
+    let t = TempDir::new();
+    t.file("f", b"abc");
+    t.file("sums", format!("{ABC}  f\n").as_bytes());
+    for args in [
+        "",
+        "-",
+        "- f -",
+        "f",
+        "-c",
+        "-c -",
+        "-c sums",
+        "f < /dev/null",
+        "- < /dev/null",
+    ] {
+        let redirect = if args.contains('<') { "" } else { "<&-" };
+        let script = format!("exec -a md5sum \"$0\" {args} {redirect}");
+        same_shell(t.path(), &script);
+    }
+    let r = same_shell(t.path(), "exec -a md5sum \"$0\" - f <&-");
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        "md5sum: -: Bad file descriptor\nmd5sum: standard input: Bad file descriptor\n"
+    );
+    assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
+    assert_eq!(r.code, Some(1));
+}

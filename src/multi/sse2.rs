@@ -1,0 +1,183 @@
+//! x86_64 SSE2 multi-buffer kernel: two interleaved groups of four lanes,
+//! one message per 32-bit lane of an `__m128i`.
+//!
+//! One group alone is bound by the latency of MD5's dependency chain (each
+//! step waits on the previous `b`); two independent groups fill the gaps.
+#![allow(clippy::many_single_char_names)]
+
+use super::{Ptrs, Soa};
+use crate::consts::RC;
+use core::arch::x86_64::*;
+
+/// Messages per call: two interleaved groups of 4 lanes (`compress::<2>`).
+/// With 4 or fewer messages, `compress::<1>` runs one group.
+pub(super) const LANES: usize = 2 * 4;
+
+/// Loads four 16-byte rows and transposes them: row `j` holds words `0..4`
+/// of lane `j`, result `w` holds word `w` of lanes `0..4`.
+macro_rules! transpose4 {
+    ($r0:expr, $r1:expr, $r2:expr, $r3:expr) => {{
+        let t0 = _mm_unpacklo_epi32($r0, $r1);
+        let t1 = _mm_unpackhi_epi32($r0, $r1);
+        let t2 = _mm_unpacklo_epi32($r2, $r3);
+        let t3 = _mm_unpackhi_epi32($r2, $r3);
+        [
+            _mm_unpacklo_epi64(t0, t2),
+            _mm_unpackhi_epi64(t0, t2),
+            _mm_unpacklo_epi64(t1, t3),
+            _mm_unpackhi_epi64(t1, t3),
+        ]
+    }};
+}
+
+/// Reads block `$off / 64` of each lane of group `$g` into word-major
+/// order: `[__m128i; 16]`, entry `w` holding word `w` of the four lanes.
+/// Callers check that `ptrs[4 * g + j]` is valid for reads of `$off + 64`
+/// bytes, for `j < 4`.
+macro_rules! load_group {
+    ($ptrs:expr, $g:expr, $off:expr) => {{
+        let (ptrs, g, off): (&Ptrs, usize, usize) = ($ptrs, $g, $off);
+        let mut m = [_mm_setzero_si128(); 16];
+        for q in 0..4 {
+            let mut r = [_mm_setzero_si128(); 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                // SAFETY: bytes `off + 16 * q .. off + 16 * q + 16` lie in
+                // the `off + 64` readable bytes at this pointer (see the
+                // macro's contract); `loadu` needs no alignment.
+                *r = unsafe { _mm_loadu_si128(ptrs[4 * g + j].add(off + 16 * q).cast()) };
+            }
+            let w = transpose4!(r[0], r[1], r[2], r[3]);
+            m[4 * q..4 * q + 4].copy_from_slice(&w);
+        }
+        m
+    }};
+}
+
+/// Compresses `blocks` consecutive blocks from each of `ptrs[..4 * G]` into
+/// lanes `0..4 * G` of `state`, as `G` interleaved groups of 4 lanes.
+///
+/// # Safety
+///
+/// `G` is 1 or 2. For each `i < 4 * G`, `ptrs[i]` is valid for reads of `blocks * 64` bytes.
+/// (SSE2 itself is part of the x86_64 baseline.)
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
+    macro_rules! add {
+        ($x:expr, $y:expr) => {
+            _mm_add_epi32($x, $y)
+        };
+    }
+    macro_rules! rotl {
+        ($x:expr, $s:expr) => {{
+            let x = $x;
+            _mm_or_si128(
+                _mm_slli_epi32::<{ $s }>(x),
+                _mm_srli_epi32::<{ 32 - $s }>(x),
+            )
+        }};
+    }
+    let ones = _mm_set1_epi32(-1);
+    // The message words of the current block, word-major, per group.
+    let mut m = [[_mm_setzero_si128(); 16]; G];
+    macro_rules! step {
+        (f, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
+                $d[g],
+                _mm_and_si128($b[g], _mm_xor_si128($c[g], $d[g]))
+            ))
+        };
+        (g, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            // (b & d) | (c & !d): the halves share no set bit, so `+` is `|`
+            // and the half without `b` joins the sum early.
+            for g in 0..G {
+                let t = add!(add!($a[g], m[g][$m]), _mm_set1_epi32(RC[$k] as i32));
+                let t = add!(t, _mm_andnot_si128($d[g], $c[g]));
+                let t = add!(t, _mm_and_si128($b[g], $d[g]));
+                $a[g] = add!($b[g], rotl!(t, $s));
+            }
+        };
+        (h, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            // c ^ d does not wait for b.
+            step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
+                $b[g],
+                _mm_xor_si128($c[g], $d[g])
+            ))
+        };
+        (i, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
+                $c[g],
+                _mm_or_si128($b[g], _mm_xor_si128($d[g], ones))
+            ))
+        };
+        (@ $a:ident, $b:ident, $m:expr, $k:expr, $s:expr, |$g:ident| $f:expr) => {
+            for $g in 0..G {
+                let t = add!(add!($a[$g], m[$g][$m]), _mm_set1_epi32(RC[$k] as i32));
+                let t = add!(t, $f);
+                $a[$g] = add!($b[$g], rotl!(t, $s));
+            }
+        };
+    }
+
+    let mut a = [_mm_setzero_si128(); G];
+    let mut b = a;
+    let mut c = a;
+    let mut d = a;
+    for g in 0..G {
+        // SAFETY: `4 * g + 4 <= 16`, so each 16-byte load is in bounds of
+        // its row of `state`.
+        unsafe {
+            a[g] = _mm_loadu_si128(state.s[0][4 * g..].as_ptr().cast());
+            b[g] = _mm_loadu_si128(state.s[1][4 * g..].as_ptr().cast());
+            c[g] = _mm_loadu_si128(state.s[2][4 * g..].as_ptr().cast());
+            d[g] = _mm_loadu_si128(state.s[3][4 * g..].as_ptr().cast());
+        }
+    }
+
+    for blk in 0..blocks {
+        for (g, m) in m.iter_mut().enumerate() {
+            // `(blk + 1) * 64 <= blocks * 64` bytes are readable from each of
+            // the `4 * G` pointers (caller).
+            *m = load_group!(ptrs, g, blk * 64);
+        }
+        let (aa, bb, cc, dd) = (a, b, c, d);
+        md5_steps!(step, a, b, c, d);
+        for g in 0..G {
+            a[g] = add!(a[g], aa[g]);
+            b[g] = add!(b[g], bb[g]);
+            c[g] = add!(c[g], cc[g]);
+            d[g] = add!(d[g], dd[g]);
+        }
+    }
+
+    for (r, v) in state.s.iter_mut().zip([a, b, c, d]) {
+        for (g, x) in v.into_iter().enumerate() {
+            // SAFETY: `4 * g + 4 <= 16`, so 16 bytes are in bounds of `r`.
+            unsafe { _mm_storeu_si128(r[4 * g..].as_mut_ptr().cast(), x) };
+        }
+    }
+}
+
+/// Only the loads and the transposition of [`compress`], folded into a
+/// checksum so that they cannot be optimised away: measures their cost.
+///
+/// # Safety
+///
+/// As for [`compress`].
+#[target_feature(enable = "sse2")]
+pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
+    let mut acc = [_mm_setzero_si128(); 16];
+    for blk in 0..blocks {
+        for g in 0..G {
+            // As in `compress`.
+            let m = load_group!(ptrs, g, blk * 64);
+            for (x, w) in acc.iter_mut().zip(m) {
+                *x = _mm_xor_si128(*x, w);
+            }
+        }
+    }
+    let mut sum = _mm_setzero_si128();
+    for x in acc {
+        sum = _mm_add_epi32(sum, x);
+    }
+    _mm_cvtsi128_si32(sum) as u32
+}

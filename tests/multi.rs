@@ -1,0 +1,194 @@
+//! The public multi-buffer API, `md5::multi`, against md-5 0.10.6 (an
+//! independent implementation) and `Md5`.
+
+use md5::multi::{self, Lanes};
+use md5::{Digest, Md5};
+
+/// SplitMix64: a seeded generator, so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn bytes(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next() as u8).collect()
+    }
+}
+
+fn upstream(data: &[u8]) -> [u8; 16] {
+    upstream::Md5::digest(data).into()
+}
+
+#[test]
+fn digest_many_matches_upstream() {
+    let mut rng = Rng(0x7465_7374_0001);
+    for count in [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 33, 100] {
+        let inputs: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let n = match rng.below(5) {
+                    0 => rng.below(130),
+                    1 => 64 * rng.below(5),
+                    2 => 55 + rng.below(10),
+                    3 => rng.below(20_000),
+                    _ => 0,
+                };
+                rng.bytes(n)
+            })
+            .collect();
+        let got = multi::digest_many(&inputs);
+        assert_eq!(got.len(), inputs.len());
+        for (i, (input, d)) in inputs.iter().zip(&got).enumerate() {
+            assert_eq!(
+                *d,
+                upstream(input),
+                "message {i} of {count}, {} bytes",
+                input.len()
+            );
+        }
+        let mut out = vec![[0u8; 16]; count];
+        multi::digest_many_into(&inputs, &mut out);
+        assert_eq!(out, got);
+    }
+}
+
+#[test]
+fn digest_many_accepts_any_byte_containers() {
+    let strs = ["abc", "", "message digest"];
+    let slices: [&[u8]; 3] = [b"abc", b"", b"message digest"];
+    let vecs: Vec<Vec<u8>> = slices.iter().map(|s| s.to_vec()).collect();
+    let want: Vec<[u8; 16]> = slices.iter().map(|s| upstream(s)).collect();
+    assert_eq!(multi::digest_many(&strs), want);
+    assert_eq!(multi::digest_many(&slices), want);
+    assert_eq!(multi::digest_many(&vecs), want);
+    assert!(multi::digest_many::<&[u8]>(&[]).is_empty());
+}
+
+#[test]
+#[should_panic(expected = "2 inputs but 3 output slots")]
+fn digest_many_into_rejects_mismatched_output() {
+    multi::digest_many_into(&["a", "b"], &mut [[0; 16]; 3]);
+}
+
+/// Several "files" streamed through `Lanes` in chunks of 4 KiB, as a tool
+/// hashing files side by side would, with lanes refilled by new files as
+/// old ones end.
+#[test]
+fn lanes_hash_many_files() {
+    let mut rng = Rng(0x7465_7374_0002);
+    let files: Vec<Vec<u8>> = (0..40)
+        .map(|_| {
+            let n = rng.below(50_000);
+            rng.bytes(n)
+        })
+        .collect();
+    const CHUNK: usize = 4096;
+    let count = multi::lanes().clamp(1, Lanes::MAX);
+    let mut lanes = Lanes::new(count);
+    assert_eq!(lanes.count(), count);
+    // Which file each lane holds, and how far it is.
+    let mut held: Vec<Option<(usize, usize)>> = vec![None; count];
+    let mut next = 0;
+    let mut digests = vec![None; files.len()];
+    loop {
+        let mut chunks: Vec<&[u8]> = vec![&[]; count];
+        for (lane, slot) in held.iter_mut().enumerate() {
+            if slot.is_none() && next < files.len() {
+                *slot = Some((next, 0));
+                next += 1;
+            }
+            let Some((f, pos)) = *slot else { continue };
+            let rest = &files[f][pos..];
+            if rest.len() > CHUNK {
+                chunks[lane] = &rest[..CHUNK];
+                *slot = Some((f, pos + CHUNK));
+            } else {
+                digests[f] = Some(lanes.finalize_lane(lane, rest));
+                *slot = None;
+            }
+        }
+        if next == files.len() && held.iter().all(Option::is_none) {
+            break;
+        }
+        lanes.update(&chunks);
+    }
+    for (f, d) in files.iter().zip(&digests) {
+        assert_eq!(d.unwrap(), upstream(f), "{} bytes", f.len());
+    }
+}
+
+#[test]
+fn lanes_reset_and_debug() {
+    let mut lanes = Lanes::new(2);
+    lanes.update(&[[7u8; 128], [8u8; 128]]);
+    lanes.reset_lane(0);
+    assert_eq!(lanes.finalize_lane(0, b"abc"), upstream(b"abc"));
+    assert_eq!(
+        lanes.finalize_lane(1, b"xy")[..],
+        {
+            let mut h = Md5::new();
+            h.update([8u8; 128]);
+            h.update(b"xy");
+            h.finalize()
+        }[..]
+    );
+    let dbg = format!("{lanes:?}");
+    assert!(dbg.starts_with("Lanes { count: 2, backend: "), "{dbg}");
+}
+
+#[test]
+#[should_panic(expected = "3 chunks for 2 streams")]
+fn lanes_update_checks_chunk_count() {
+    Lanes::new(2).update(&[[0u8; 64]; 3]);
+}
+
+#[test]
+#[should_panic(expected = "it holds 1 to 16")]
+fn lanes_reject_too_many_streams() {
+    Lanes::new(Lanes::MAX + 1);
+}
+
+/// Equal digests cannot show which kernel ran: pin `md5::multi::backend()`
+/// per target, configuration and CPU, detected here independently of the
+/// crate's own `cpufeatures` check.
+#[test]
+fn backend_is_the_expected_one() {
+    println!(
+        "md5::multi::backend() = {}, lanes() = {}",
+        multi::backend(),
+        multi::lanes()
+    );
+    assert_eq!((multi::backend(), multi::lanes()), expected_kernel());
+}
+
+/// The kernel and width this target, configuration and CPU should get.
+#[allow(unreachable_code)] // only one of the cfg blocks is built
+fn expected_kernel() -> (&'static str, usize) {
+    if cfg!(any(md5_backend = "soft", feature = "force-soft", miri)) {
+        // Forcing the portable single-stream backend forces the portable
+        // multi-buffer fallback too.
+        return ("portable", 1);
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        return if std::arch::is_x86_feature_detected!("avx2") {
+            ("avx2", 16)
+        } else {
+            ("sse2", 8)
+        };
+    }
+    #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
+    {
+        return ("neon", 8);
+    }
+    ("portable", 1)
+}
