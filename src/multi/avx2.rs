@@ -86,6 +86,24 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
         }};
     }
     let ones = _mm256_set1_epi32(-1);
+    // Hides a value from the optimiser, so that it cannot reassociate the
+    // sum: everything added before this does not wait for `b`, and LLVM
+    // otherwise moves the round constant's add after `F`, onto the chain.
+    macro_rules! opaque {
+        ($x:expr) => {{
+            let mut x = $x;
+            // SAFETY: the template is a comment; the block only names `x`'s
+            // register and changes no memory, flags or stack.
+            unsafe {
+                core::arch::asm!(
+                    "/* {0} */",
+                    inout(ymm_reg) x,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }};
+    }
     // The message words of the current block, word-major, per group.
     let mut m = [[_mm256_setzero_si256(); 16]; G];
     macro_rules! step {
@@ -100,7 +118,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             // and the half without `b` joins the sum early.
             for g in 0..G {
                 let t = add!(add!($a[g], m[g][$m]), _mm256_set1_epi32(RC[$k] as i32));
-                let t = add!(t, _mm256_andnot_si256($d[g], $c[g]));
+                let t = opaque!(add!(t, _mm256_andnot_si256($d[g], $c[g])));
                 let t = add!(t, _mm256_and_si256($b[g], $d[g]));
                 $a[g] = add!($b[g], rotl!(t, $s));
             }
@@ -121,6 +139,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
         (@ $a:ident, $b:ident, $m:expr, $k:expr, $s:expr, |$g:ident| $f:expr) => {
             for $g in 0..G {
                 let t = add!(add!($a[$g], m[$g][$m]), _mm256_set1_epi32(RC[$k] as i32));
+                let t = opaque!(t);
                 let t = add!(t, $f);
                 $a[$g] = add!($b[$g], rotl!(t, $s));
             }

@@ -75,6 +75,24 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             vsriq_n_u32::<{ 32 - $s }>(vshlq_n_u32::<{ $s }>(x), x)
         }};
     }
+    // Hides a value from the optimiser, so that it cannot reassociate the
+    // sum: everything added before this does not wait for `b`, and LLVM
+    // otherwise moves the round constant's add after `F`, onto the chain.
+    macro_rules! opaque {
+        ($x:expr) => {{
+            let mut x = $x;
+            // SAFETY: the template is a comment; the block only names `x`'s
+            // register and changes no memory, flags or stack.
+            unsafe {
+                core::arch::asm!(
+                    "/* {0:v} */",
+                    inout(vreg) x,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }};
+    }
     // The message words of the current block, word-major, per group.
     let mut m = [[vdupq_n_u32(0); 16]; G];
     macro_rules! step {
@@ -96,6 +114,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
         (@ $a:ident, $b:ident, $m:expr, $k:expr, $s:expr, |$g:ident| $f:expr) => {
             for $g in 0..G {
                 let t = add!(add!($a[$g], m[$g][$m]), vdupq_n_u32(RC[$k]));
+                let t = opaque!(t);
                 let t = add!(t, $f);
                 $a[$g] = add!($b[$g], rotl!(t, $s));
             }
