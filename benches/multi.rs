@@ -20,22 +20,9 @@ use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use md5::{multi::__bench, Digest, Md5};
 use std::time::Duration;
 
-/// SplitMix64, seeded, so every run hashes the same data.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+#[path = "../tests/common/rng.rs"]
+mod rng;
+use rng::Rng;
 
 /// Messages of the given lengths cut from one buffer at random offsets, so
 /// their alignment varies as it does in real buffers.
