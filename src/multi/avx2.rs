@@ -76,15 +76,6 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             _mm256_add_epi32($x, $y)
         };
     }
-    macro_rules! rotl {
-        ($x:expr, $s:expr) => {{
-            let x = $x;
-            _mm256_or_si256(
-                _mm256_slli_epi32::<{ $s }>(x),
-                _mm256_srli_epi32::<{ 32 - $s }>(x),
-            )
-        }};
-    }
     let ones = _mm256_set1_epi32(-1);
     // Hides a value from the optimiser, so that it cannot reassociate the
     // sum: everything added before this does not wait for `b`, and LLVM
@@ -104,6 +95,29 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             x
         }};
     }
+    // Swaps the 16-bit halves of each 32-bit lane: rotation by 16 as one
+    // byte shuffle. Hidden, or LLVM makes it two word shuffles in a row.
+    let rot16 = opaque!(_mm256_setr_epi8(
+        2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, //
+        2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+    ));
+    // `b + rotl(t, s)`. The two shifted halves share no set bit, so the
+    // rotation's `|` is a `+`, and `b` joins the first half while the second
+    // shift is still waiting: the two shifts often issue a cycle apart, and
+    // an `|` of both would wait for the later one. The barrier stops LLVM
+    // from folding the halves back into a rotate. By 16 it is one byte
+    // shuffle.
+    macro_rules! add_rotl {
+        ($b:expr, $t:expr, $s:expr) => {{
+            let t = $t;
+            if $s == 16 {
+                add!($b, _mm256_shuffle_epi8(t, rot16))
+            } else {
+                let hi = opaque!(add!($b, _mm256_slli_epi32::<{ $s }>(t)));
+                add!(hi, _mm256_srli_epi32::<{ 32 - $s }>(t))
+            }
+        }};
+    }
     // The message words of the current block, word-major, per group.
     let mut m = [[_mm256_setzero_si256(); 16]; G];
     macro_rules! step {
@@ -120,7 +134,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
                 let t = add!(add!($a[g], m[g][$m]), _mm256_set1_epi32(RC[$k] as i32));
                 let t = opaque!(add!(t, _mm256_andnot_si256($d[g], $c[g])));
                 let t = add!(t, _mm256_and_si256($b[g], $d[g]));
-                $a[g] = add!($b[g], rotl!(t, $s));
+                $a[g] = add_rotl!($b[g], t, $s);
             }
         };
         (h, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
@@ -141,7 +155,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
                 let t = add!(add!($a[$g], m[$g][$m]), _mm256_set1_epi32(RC[$k] as i32));
                 let t = opaque!(t);
                 let t = add!(t, $f);
-                $a[$g] = add!($b[$g], rotl!(t, $s));
+                $a[$g] = add_rotl!($b[$g], t, $s);
             }
         };
     }

@@ -67,15 +67,6 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             _mm_add_epi32($x, $y)
         };
     }
-    macro_rules! rotl {
-        ($x:expr, $s:expr) => {{
-            let x = $x;
-            _mm_or_si128(
-                _mm_slli_epi32::<{ $s }>(x),
-                _mm_srli_epi32::<{ 32 - $s }>(x),
-            )
-        }};
-    }
     let ones = _mm_set1_epi32(-1);
     // Hides a value from the optimiser, so that it cannot reassociate the
     // sum: everything added before this does not wait for `b`, and LLVM
@@ -95,6 +86,18 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
             x
         }};
     }
+    // `b + rotl(t, s)`. The two shifted halves share no set bit, so the
+    // rotation's `|` is a `+`, and `b` joins the first half while the second
+    // shift is still waiting: the two shifts often issue a cycle apart, and
+    // an `|` of both would wait for the later one. The barrier stops LLVM
+    // from folding the halves back into a rotate.
+    macro_rules! add_rotl {
+        ($b:expr, $t:expr, $s:expr) => {{
+            let t = $t;
+            let hi = opaque!(add!($b, _mm_slli_epi32::<{ $s }>(t)));
+            add!(hi, _mm_srli_epi32::<{ 32 - $s }>(t))
+        }};
+    }
     // The message words of the current block, word-major, per group.
     let mut m = [[_mm_setzero_si128(); 16]; G];
     macro_rules! step {
@@ -111,7 +114,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
                 let t = add!(add!($a[g], m[g][$m]), _mm_set1_epi32(RC[$k] as i32));
                 let t = opaque!(add!(t, _mm_andnot_si128($d[g], $c[g])));
                 let t = add!(t, _mm_and_si128($b[g], $d[g]));
-                $a[g] = add!($b[g], rotl!(t, $s));
+                $a[g] = add_rotl!($b[g], t, $s);
             }
         };
         (h, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
@@ -132,7 +135,7 @@ pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, bloc
                 let t = add!(add!($a[$g], m[$g][$m]), _mm_set1_epi32(RC[$k] as i32));
                 let t = opaque!(t);
                 let t = add!(t, $f);
-                $a[$g] = add!($b[$g], rotl!(t, $s));
+                $a[$g] = add_rotl!($b[$g], t, $s);
             }
         };
     }
