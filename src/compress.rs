@@ -1,11 +1,11 @@
 //! The single-stream compression function. This module is the one place that
 //! chooses its backend; everything else calls [`compress`].
 
-#[cfg_attr(not(test), allow(dead_code))]
-pub(crate) mod soft; // always built: the fallback and the test oracle
+pub(crate) mod soft; // always built: the fallback, the test oracle, const_digest
 
 cfg_if::cfg_if! {
-    if #[cfg(any(md5_backend = "soft", feature = "force-soft"))] {
+    // Miri cannot run inline asm.
+    if #[cfg(any(md5_backend = "soft", feature = "force-soft", miri))] {
         use soft::compress as compress_inner;
         const BACKEND: &str = "soft";
     } else if #[cfg(target_arch = "x86_64")] {

@@ -42,6 +42,7 @@ use crate::{compress, consts::STATE_INIT};
 /// `$step!(op, a, b, c, d, message word, step, rotation)` macro; the caller
 /// names its four state variables. Each kernel writes `$step` for its vector
 /// type; this list is shared so the constants are written once.
+#[allow(unused_macros)] // targets without a SIMD kernel never expand it
 macro_rules! md5_steps {
     ($step:ident, $a:ident, $b:ident, $c:ident, $d:ident) => {
         md5_steps!(@quad $step, f, $a, $b, $c, $d, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
@@ -220,6 +221,14 @@ impl Kernel {
     /// CPU has the features the kernel needs), `used <= self.lanes()`, and
     /// for each `i < self.lanes()`, `ptrs[i]` is valid for reads of `blocks *
     /// 64` bytes.
+    // Targets without a SIMD kernel only have the portable arm.
+    #[cfg_attr(
+        not(any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        )),
+        allow(unused_variables)
+    )]
     #[inline]
     pub(crate) unsafe fn compress(self, state: &mut Soa, ptrs: &Ptrs, blocks: usize, used: usize) {
         debug_assert!(used <= self.lanes());
@@ -260,6 +269,14 @@ impl Kernel {
     /// # Safety
     ///
     /// As for [`Kernel::compress`].
+    // Targets without a SIMD kernel only have the portable arm.
+    #[cfg_attr(
+        not(any(
+            target_arch = "x86_64",
+            all(target_arch = "aarch64", target_endian = "little")
+        )),
+        allow(unused_variables)
+    )]
     pub(crate) unsafe fn transpose_only(self, ptrs: &Ptrs, blocks: usize) -> Option<u32> {
         match self {
             Kernel::Portable => None,
