@@ -886,6 +886,11 @@ pub mod __bench {
     }
 }
 
+/// The seeded generator the integration tests and benches use too.
+#[cfg(test)]
+#[path = "../tests/common/rng.rs"]
+mod test_rng;
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -894,26 +899,7 @@ mod tests {
     use crate::{Digest, Md5};
     use std::{println, vec, vec::Vec};
 
-    /// SplitMix64: a seeded generator, so a failure reproduces.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-
-        fn bytes(&mut self, n: usize) -> Vec<u8> {
-            (0..n).map(|_| self.next() as u8).collect()
-        }
-    }
+    use super::test_rng::Rng;
 
     /// Runs `f` on every kernel of this target that the CPU has, and says
     /// which ones it skips.
