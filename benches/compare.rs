@@ -64,8 +64,10 @@ mod x86_64 {
     }
 
     fn as_blocks(blocks: &[Block<SoftCore>]) -> &[[u8; 64]] {
-        // SAFETY: `GenericArray<u8, U64>` is `repr(transparent)` over
-        // `[u8; 64]`, so the pointer and length describe the same memory.
+        // SAFETY: `GenericArray<u8, U64>` has the layout of `[u8; 64]`
+        // (`repr(transparent)` over nested `repr(C)` structs of `u8` fields,
+        // no padding; see `convert` in src/lib.rs), so the pointer and
+        // length describe the same initialised bytes.
         unsafe { core::slice::from_raw_parts(blocks.as_ptr().cast(), blocks.len()) }
     }
 
