@@ -64,8 +64,10 @@ mod x86_64 {
     }
 
     fn as_blocks(blocks: &[Block<SoftCore>]) -> &[[u8; 64]] {
-        // SAFETY: `GenericArray<u8, U64>` is `repr(transparent)` over
-        // `[u8; 64]`, so the pointer and length describe the same memory.
+        // SAFETY: `GenericArray<u8, U64>` has the layout of `[u8; 64]`
+        // (`repr(transparent)` over nested `repr(C)` structs of `u8` fields,
+        // no padding; see `convert` in src/lib.rs), so the pointer and
+        // length describe the same initialised bytes.
         unsafe { core::slice::from_raw_parts(blocks.as_ptr().cast(), blocks.len()) }
     }
 
@@ -269,9 +271,25 @@ mod x86_64 {
     /// fastest sample. A clock sample can only read low too (a chain cannot
     /// run faster than one add a cycle), so the clock is the fastest one of
     /// the case; cycles/byte are then an upper bound.
-    fn row(label: &str, bytes: usize, samples: &[Vec<(f64, f64)>]) {
+    ///
+    /// Also appends one JSON line per contender to `json`, for
+    /// `benches/plot.py`.
+    fn row(
+        label: &str,
+        bytes: usize,
+        names: &[&str],
+        samples: &[Vec<(f64, f64)>],
+        json: &mut Vec<String>,
+    ) {
         let best = |s: &[(f64, f64)]| s.iter().map(|x| x.0).fold(f64::INFINITY, f64::min);
         let ghz = samples.iter().flatten().map(|x| x.1).fold(0.0, f64::max);
+        for (name, s) in names.iter().zip(samples) {
+            json.push(format!(
+                r#"{{"case":"{label}","contender":"{name}","mb_per_s":{:.1},"cycles_per_byte":{:.3}}}"#,
+                bytes as f64 / best(s) / 1e6,
+                best(s) * ghz * 1e9 / bytes as f64
+            ));
+        }
         let mut line = format!(
             "| {label} | {:.0} |",
             bytes as f64 / best(&samples[0]) / 1e6
@@ -305,8 +323,12 @@ mod x86_64 {
             Case::Update(100),
             Case::Update(1000),
             Case::Update(10000),
+            Case::OneShot(16),
             Case::OneShot(64),
+            Case::OneShot(256),
             Case::OneShot(1 << 10),
+            Case::OneShot(4 << 10),
+            Case::OneShot(16 << 10),
             Case::OneShot(64 << 10),
             Case::OneShot(1 << 20),
         ];
@@ -327,11 +349,17 @@ mod x86_64 {
             return;
         }
 
+        let ghz = (0..101).map(|_| clock_ghz()).fold(0.0, f64::max);
         println!(
-            "md5::backend() = {}; {rounds} rounds; clock {:.2} GHz (fastest of 101 chains of dependent adds)",
+            "md5::backend() = {}; {rounds} rounds; clock {ghz:.2} GHz (fastest of 101 chains of dependent adds)",
             md5::backend(),
-            (0..101).map(|_| clock_ghz()).fold(0.0, f64::max),
         );
+        let mut json = vec![format!(
+            r#"{{"bench":"compare","cpu":"{}","backend":"{}","ghz":{ghz:.2},"rounds":{rounds}}}"#,
+            cpu_name(),
+            md5::backend()
+        )];
+        let names = ["this crate", "soft", "md-5 0.10.6", "OpenSSL"];
         println!();
         println!("Fastest sample of each; cycles/byte (c/B) at the fastest clock sample; ×X = X's time / this crate's time.");
         println!();
@@ -348,7 +376,13 @@ mod x86_64 {
                     &|| run::<OpenSsl>(case, data),
                 ],
             );
-            row(&case.name(), bytes_per_sample(case), &samples);
+            row(
+                &case.name(),
+                bytes_per_sample(case),
+                &names,
+                &samples,
+                &mut json,
+            );
         }
 
         // The bare block functions, on 16 KiB that stay in L1.
@@ -370,7 +404,34 @@ mod x86_64 {
                 run_compress(md5::__soft_compress, blocks)
             }],
         );
-        row("16 KiB a call", bytes, &samples);
+        let names = [md5::backend(), "soft"].map(|b| format!("md5::compress {b}"));
+        let names = names.each_ref().map(String::as_str);
+        row("16 KiB a call", bytes, &names, &samples, &mut json);
+        if let Some(dir) = std::env::var_os("MD5_BENCH_OUT") {
+            let path = std::path::Path::new(&dir).join("compare.jsonl");
+            std::fs::create_dir_all(&dir).expect("MD5_BENCH_OUT: cannot create the folder");
+            std::fs::write(&path, json.join("\n") + "\n").expect("MD5_BENCH_OUT: cannot write");
+            println!("\nwrote {}", path.display());
+        }
+    }
+
+    /// The CPU's model name and family/model numbers, from /proc/cpuinfo.
+    fn cpu_name() -> String {
+        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |key: &str| {
+            info.lines()
+                .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+                .and_then(|l| l.split_once(':'))
+                .map_or("?", |(_, v)| v.trim())
+                .to_string()
+        };
+        format!(
+            "{} (family {}, model {})",
+            field("model name"),
+            field("cpu family"),
+            field("model")
+        )
+        .replace('"', "'")
     }
 }
 

@@ -145,9 +145,20 @@ const BLOCK_SIZE: usize = <Md5Core as BlockSizeUser>::BlockSize::USIZE;
 
 #[inline(always)]
 fn convert(blocks: &[Block<Md5Core>]) -> &[[u8; BLOCK_SIZE]] {
+    // What the cast below relies on, checked by the compiler.
+    const _: () = {
+        assert!(size_of::<Block<Md5Core>>() == BLOCK_SIZE);
+        assert!(align_of::<Block<Md5Core>>() == 1);
+    };
     let p = blocks.as_ptr().cast::<[u8; BLOCK_SIZE]>();
-    // SAFETY: `GenericArray<u8, U64>` is `repr(transparent)` over `[u8; 64]`,
-    // so the pointer and length describe the same memory with the same layout.
+    // SAFETY: `GenericArray<u8, U64>` is `repr(transparent)` over a tree of
+    // `repr(C)` structs (`GenericArrayImplEven`, two equal halves each)
+    // whose leaves are 64 `u8` fields: `repr(C)` lays fields out in order,
+    // and fields of alignment 1 leave no padding, so the bytes are those of
+    // a `[u8; 64]` (generic-array's own `Deref` to `[T]` rests on the same
+    // layout; size and alignment are asserted above). A slice of `n` such
+    // arrays is therefore `n * 64` initialised bytes, readable as `n`
+    // `[u8; 64]` for the lifetime of `blocks`.
     unsafe { core::slice::from_raw_parts(p, blocks.len()) }
 }
 

@@ -175,3 +175,105 @@ fn expected_kernel() -> (&'static str, usize) {
     }
     ("portable", 1)
 }
+
+/// The message of a panic caught by `catch_unwind`.
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(s) => *s,
+        Err(payload) => payload
+            .downcast::<&str>()
+            .map_or_else(|_| String::new(), |s| s.to_string()),
+    }
+}
+
+/// The hidden bench hooks are safe functions: sizes whose byte count
+/// overflows `usize` must be refused, not wrap into a short length check
+/// and read past the slice.
+#[test]
+fn bench_hooks_refuse_overflowing_sizes() {
+    for kernel in multi::__bench::kernels() {
+        for (lanes_blocks, data) in [
+            (1usize << 58, &[][..]),
+            (usize::MAX / 64 + 1, &[0u8; 64][..]),
+        ] {
+            for hook in ["compress", "transpose"] {
+                let r = std::panic::catch_unwind(|| match hook {
+                    "compress" => {
+                        multi::__bench::compress(kernel, data, lanes_blocks);
+                    }
+                    _ => {
+                        multi::__bench::transpose(kernel, data, lanes_blocks);
+                    }
+                });
+                let msg = panic_message(r.expect_err("an overflowing size was accepted"));
+                assert!(
+                    msg.contains("md5::multi::__bench"),
+                    "{kernel} {hook}({lanes_blocks} blocks): unexpected panic {msg:?}"
+                );
+            }
+        }
+    }
+}
+
+/// A container whose `as_ref` answers a different slice on every call, and
+/// counts the calls.
+struct Fickle {
+    answers: [Vec<u8>; 2],
+    calls: std::cell::Cell<usize>,
+}
+
+impl AsRef<[u8]> for Fickle {
+    fn as_ref(&self) -> &[u8] {
+        let n = self.calls.get();
+        self.calls.set(n + 1);
+        &self.answers[n % 2]
+    }
+}
+
+/// `Lanes::update` asks each chunk for its bytes once and hashes exactly
+/// the slice it checked, whatever a second `as_ref` would say.
+#[test]
+fn lanes_take_each_chunk_once() {
+    let mut rng = Rng(0x7465_7374_0010);
+    // The second answers are shorter. (One of under 64 bytes made the old
+    // code loop forever on a zero-block kernel call.)
+    let chunks = [
+        Fickle {
+            answers: [rng.bytes(128), rng.bytes(64)],
+            calls: Default::default(),
+        },
+        Fickle {
+            answers: [rng.bytes(192), rng.bytes(64)],
+            calls: Default::default(),
+        },
+    ];
+    let first: Vec<Vec<u8>> = chunks.iter().map(|c| c.answers[0].clone()).collect();
+    let mut lanes = Lanes::new(2);
+    lanes.update(&chunks);
+    for (lane, c) in chunks.iter().enumerate() {
+        assert_eq!(c.calls.get(), 1, "as_ref calls for lane {lane}");
+        assert_eq!(
+            lanes.finalize_lane(lane, b"x"),
+            upstream(&[&first[lane][..], b"x"].concat())
+        );
+    }
+}
+
+/// A chunk that fails the multiple-of-64 check panics before any lane has
+/// changed, so the `Lanes` stays usable and exact.
+#[test]
+fn lanes_unchanged_by_a_rejected_update() {
+    let mut rng = Rng(0x7465_7374_0011);
+    let head = [rng.bytes(64), rng.bytes(128), rng.bytes(64)];
+    let mut lanes = Lanes::new(3);
+    lanes.update(&head);
+    let bad = [rng.bytes(64), rng.bytes(64), rng.bytes(65)];
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| lanes.update(&bad)));
+    assert!(panic_message(r.unwrap_err()).contains("not a multiple of 64"));
+    for (lane, h) in head.iter().enumerate() {
+        assert_eq!(
+            lanes.finalize_lane(lane, b"tail"),
+            upstream(&[&h[..], b"tail"].concat())
+        );
+    }
+}
