@@ -12,7 +12,14 @@
 #
 # When md-5-0.11/ exists, `aarch64` also tests that package.
 #
-# Usage: ci/cross.sh [--install-only] [TARGET...]   (default: all targets)
+# With --release the tests build in the release profile as a dependent
+# would push it: `lto = "fat"`, `codegen-units = 1` and
+# `-Cforce-frame-pointers=yes`, where the asm backends have the fewest
+# registers (a frame pointer taken, and inlined into callers that need
+# one), in target/cross-release*.
+#
+# Usage: ci/cross.sh [--install-only] [--release] [TARGET...]
+#        (default: all targets)
 #
 # It first installs whatever the chosen targets lack (rustup targets, Debian
 # cross compilers, qemu-user 10 from bookworm-backports, the `ziglang` PyPI
@@ -27,13 +34,15 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 ALL_TARGETS=(aarch64 aarch64-soft loongarch64 s390x i686)
 INSTALL_ONLY=0
+RELEASE=0
 TARGETS=()
 for arg in "$@"; do
     case $arg in
     --install-only) INSTALL_ONLY=1 ;;
+    --release) RELEASE=1 ;;
     aarch64 | aarch64-soft | loongarch64 | s390x | i686) TARGETS+=("$arg") ;;
     -h | --help)
-        sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -192,24 +201,39 @@ done
 
 # --- tests ------------------------------------------------------------------
 
+PROFILE=()
+SUFFIX=
+if [ "$RELEASE" = 1 ]; then
+    PROFILE=(--release)
+    SUFFIX=-release
+    export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+    export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Cforce-frame-pointers=yes"
+fi
+
 # cargo_test TRIPLE [CARGO ARGS...]: runs the suite, then prints the backend
 # the build selected (the backend test asserts it; this puts it in the log).
 cargo_test() {
     local triple=$1
     shift
-    log "cargo test --target $triple $*"
-    "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "$@"
+    log "cargo test --target $triple ${PROFILE[*]} $*"
+    "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@"
     local backend
-    backend=$("${CARGO[@]}" test -q --target "$triple" --target-dir "$TARGET_DIR" "$@" --test md5 \
+    backend=$("${CARGO[@]}" test -q --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@" --test md5 \
         backend_is_the_expected_one -- --nocapture 2>&1 |
         sed -n 's/^md5::backend() = //p')
-    echo "target: $triple ${*:+($*) }backend: ${backend:?no backend line}"
+    echo "target: $triple ${PROFILE[*]:+${PROFILE[*]} }${*:+($*) }backend: ${backend:?no backend line}"
+    if [ "$RELEASE" = 1 ] && [[ " $* " != *" --features "* ]]; then
+        # A dependent with its own `lto = "fat"` release profile.
+        log "ci/profile-probe --target $triple ${PROFILE[*]} $*"
+        "${CARGO[@]}" run -q --manifest-path ci/profile-probe/Cargo.toml --target "$triple" \
+            --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@"
+    fi
 }
 
 run_target() {
     local t=$1
     CARGO=(cargo)
-    TARGET_DIR=target/cross
+    TARGET_DIR=target/cross$SUFFIX
     case $t in
     aarch64 | aarch64-soft)
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
@@ -218,9 +242,9 @@ run_target() {
             cargo_test aarch64-unknown-linux-gnu
             # The md-5 0.11 package reuses the root's backends.
             if [ -f md-5-0.11/Cargo.toml ]; then
-                log "md-5-0.11: cargo test --target aarch64-unknown-linux-gnu"
+                log "md-5-0.11: cargo test --target aarch64-unknown-linux-gnu ${PROFILE[*]}"
                 cargo test --manifest-path md-5-0.11/Cargo.toml \
-                    --target aarch64-unknown-linux-gnu --target-dir "$TARGET_DIR"
+                    --target aarch64-unknown-linux-gnu --target-dir "$TARGET_DIR" "${PROFILE[@]}"
             fi
         else
             cargo_test aarch64-unknown-linux-gnu --features force-soft
@@ -231,7 +255,7 @@ run_target() {
         export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_MUSL_LINKER=$ZIG_CC
         export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_MUSL_RUNNER="qemu-loongarch64 -cpu la464"
         CARGO=(cargo +nightly)
-        TARGET_DIR=target/cross-nightly
+        TARGET_DIR=target/cross-nightly$SUFFIX
         cargo_test loongarch64-unknown-linux-musl -Zbuild-std
         ;;
     s390x)
@@ -249,5 +273,5 @@ run_target() {
 for t in "${TARGETS[@]}"; do
     start=$SECONDS
     run_target "$t"
-    echo "$t: $((SECONDS - start)) s"
+    echo "$t${PROFILE[*]:+ ${PROFILE[*]}}: $((SECONDS - start)) s"
 done
