@@ -61,7 +61,7 @@ start=$SECONDS
 export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export RUSTFLAGS=-Cforce-frame-pointers=yes
 log "cargo test --release, lto = fat, codegen-units = 1, forced frame pointers"
-cargo test --release -p md-5 --lib --tests --target-dir target/release-fp
+cargo test --release --lib --tests --target-dir target/release-fp
 
 log "a dependent with lto = fat, codegen-units = 1, forced frame pointers"
 cargo run -q --release --manifest-path ci/profile-probe/Cargo.toml --target-dir target/release-fp
