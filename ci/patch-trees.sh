@@ -56,24 +56,25 @@ check_line() {
     show "$dir/before.txt"
     echo "--- after ($(wc -l <"$dir/after.txt") packages):"
     show "$dir/after.txt"
-    # Compared with the patched package's version and source left out.
+    # Compared with the patched package's version and source left out, but
+    # not its count: a second version of it would show as an added line.
     local f added removed
     for f in before after; do
-        sed "s/^$name v.*/$name/" "$dir/$f.txt" | sort -u >"$dir/$f.cmp"
+        sed "s/^$name v.*/$name/" "$dir/$f.txt" | sort >"$dir/$f.cmp"
     done
     added=$(comm -13 "$dir/before.cmp" "$dir/after.cmp")
     removed=$(comm -23 "$dir/before.cmp" "$dir/after.cmp")
     if [ -z "$added$removed" ]; then
         echo "--- the same packages but $name's version and source"
     else
-        echo "--- after, added: ${added:-none}; removed: ${removed:-none}"
+        echo "--- after, added: $(echo ${added:-none}); removed: $(echo ${removed:-none})"
         local extra
         extra=$(printf '%s\n' "$added" | grep -v -x -E "${allowed:-^$}" || true)
         if [ -n "$removed" ] || [ -n "$extra" ]; then
             echo "FAIL: the patch changed more than $name's source" >&2
             FAILED=1
         else
-            echo "--- allowed: $added"
+            echo "--- allowed: $(echo $added)"
         fi
     fi
     echo "--- cargo tree -i $name:"
