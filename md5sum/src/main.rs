@@ -11,14 +11,14 @@ mod output;
 mod progress;
 mod quote;
 
-use engine::{Input, Outcome};
+use engine::{Input, Step};
 use output::{reason, Out};
 use progress::Progress;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 fn help(prog: &str) -> String {
@@ -95,8 +95,7 @@ fn input_for(name: &[u8]) -> Input {
 /// Settings shared by both modes.
 struct Ctx<'a> {
     o: &'a args::Opts,
-    jobs: usize,
-    bytes: &'a AtomicU64,
+    engine: engine::Config<'a>,
     utf8: bool,
 }
 
@@ -117,8 +116,12 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
         .iter()
         .map(|f| (Some(input_for(f.as_bytes())), f.as_bytes()));
     let mut rec = Vec::new();
-    engine::run(cx.jobs, cx.bytes, items, |name: &[u8], r| {
-        let Some((_, r)) = r else { return };
+    let run = engine::run(&cx.engine, items, |step: Step<&[u8]>| {
+        let (name, r) = match step {
+            Step::Idle => return out.flush(),
+            Step::Item(name, Some(r)) => (name, r),
+            Step::Item(_, None) => return,
+        };
         match r {
             Ok(d) => {
                 rec.clear();
@@ -153,7 +156,7 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
             }
         }
     });
-    ok
+    ok && run.is_ok()
 }
 
 /// Standard input when it was closed: every read fails with EBADF.
@@ -213,29 +216,37 @@ fn check_file(
             return None;
         }
         line_no += 1;
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => done = true,
-            Ok(_) => {}
+        let line = match check::read_line(&mut reader, &mut buf) {
+            Ok(check::Read::Line) => &buf[..],
+            Ok(check::Read::Eof) | Ok(check::Read::Endless) => {
+                done = true;
+                continue;
+            }
+            Ok(check::Read::TooLong(first)) => {
+                if first == b'#' {
+                    continue;
+                }
+                return Some((None, Item::Bad(line_no)));
+            }
             Err(_) => {
                 done = true;
                 return Some((None, Item::ReadError));
             }
-        }
-        if done || buf[0] == b'#' {
+        };
+        if line[0] == b'#' {
             continue;
         }
-        let mut len = buf.len();
-        if buf[len - 1] == b'\n' {
+        let mut len = line.len();
+        if line[len - 1] == b'\n' {
             len -= 1;
         }
-        if len > 0 && buf[len - 1] == b'\r' {
+        if len > 0 && line[len - 1] == b'\r' {
             len -= 1;
         }
         if len == 0 {
             continue;
         }
-        return Some(match check::parse(&buf[..len], reversed) {
+        return Some(match check::parse(&line[..len], reversed) {
             Some(l) if !(is_stdin && l.name == b"-") => (Some(input_for(&l.name)), Item::File(l)),
             _ => (None, Item::Bad(line_no)),
         });
@@ -244,70 +255,70 @@ fn check_file(
     let (mut misformatted, mut unreadable, mut mismatched) = (0u64, 0u64, 0u64);
     let (mut well_formed, mut matched, mut read_error) = (false, false, false);
     let mut rec = Vec::new();
-    engine::run(
-        cx.jobs,
-        cx.bytes,
-        items,
-        |item, r: Option<(Input, Outcome)>| {
-            let line = match item {
-                Item::Bad(n) => {
-                    misformatted += 1;
-                    if o.warn {
-                        let mut msg = qname.clone();
-                        msg.extend_from_slice(
-                            format!(": {n}: improperly formatted MD5 checksum line").as_bytes(),
-                        );
-                        out.diag(&msg);
-                    }
-                    return;
+    let run = engine::run(&cx.engine, items, |step: Step<Item>| {
+        let (item, r) = match step {
+            Step::Idle => return out.flush(),
+            Step::Item(item, r) => (item, r),
+        };
+        let line = match item {
+            Item::Bad(n) => {
+                misformatted += 1;
+                if o.warn {
+                    let mut msg = qname.clone();
+                    msg.extend_from_slice(
+                        format!(": {n}: improperly formatted MD5 checksum line").as_bytes(),
+                    );
+                    out.diag(&msg);
                 }
-                Item::ReadError => {
-                    read_error = true;
-                    return;
-                }
-                Item::File(l) => l,
-            };
-            well_formed = true;
-            let Some((_, r)) = r else { unreachable!() };
-            // Only a name with a newline is escaped here, as in GNU md5sum.
-            let escape = !o.status && line.name.contains(&b'\n');
-            rec.clear();
-            if escape {
-                rec.push(b'\\');
-                quote::escape_into(&mut rec, &line.name);
-            } else {
-                rec.extend_from_slice(&line.name);
+                return;
             }
-            match r {
-                Err(e)
-                    if o.ignore_missing && e.at_open && e.err.kind() == io::ErrorKind::NotFound => {
-                }
-                Err(e) => {
-                    unreadable += 1;
-                    cx.file_error(out, &line.name, &e.err);
-                    if !o.status {
-                        rec.extend_from_slice(b": FAILED open or read\n");
-                        out.record(&rec);
-                    }
-                }
-                Ok(d) => {
-                    let good = hex(&d)
-                        .iter()
-                        .zip(line.hex.iter())
-                        .all(|(a, b)| *a == b.to_ascii_lowercase());
-                    if good {
-                        matched = true;
-                    } else {
-                        mismatched += 1;
-                    }
-                    if !o.status && (!good || !o.quiet) {
-                        rec.extend_from_slice(if good { b": OK\n" } else { b": FAILED\n" });
-                        out.record(&rec);
-                    }
+            Item::ReadError => {
+                read_error = true;
+                return;
+            }
+            Item::File(l) => l,
+        };
+        well_formed = true;
+        let Some(r) = r else { unreachable!() };
+        // Only a name with a newline is escaped here, as in GNU md5sum.
+        let escape = !o.status && line.name.contains(&b'\n');
+        rec.clear();
+        if escape {
+            rec.push(b'\\');
+            quote::escape_into(&mut rec, &line.name);
+        } else {
+            rec.extend_from_slice(&line.name);
+        }
+        match r {
+            Err(e) if o.ignore_missing && e.at_open && e.err.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                unreadable += 1;
+                cx.file_error(out, &line.name, &e.err);
+                if !o.status {
+                    rec.extend_from_slice(b": FAILED open or read\n");
+                    out.record(&rec);
                 }
             }
-        },
-    );
+            Ok(d) => {
+                let good = hex(&d)
+                    .iter()
+                    .zip(line.hex.iter())
+                    .all(|(a, b)| *a == b.to_ascii_lowercase());
+                if good {
+                    matched = true;
+                } else {
+                    mismatched += 1;
+                }
+                if !o.status && (!good || !o.quiet) {
+                    rec.extend_from_slice(if good { b": OK\n" } else { b": FAILED\n" });
+                    out.record(&rec);
+                }
+            }
+        }
+    });
+    if run.is_err() {
+        return false;
+    }
 
     let say = |out: &mut Out<'_>, text: &str| {
         let mut msg = qname.clone();
@@ -358,29 +369,55 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
         .min(MAX_JOBS);
     let progress = io::stderr().is_terminal().then(Progress::new);
     let no_progress = AtomicU64::new(0);
+    // With the default -j, files on a rotational disk are read one at a
+    // time: reading many at once would make its head seek between them.
+    let sysfs = (o.jobs.is_none() && cfg!(target_os = "linux")).then(|| Path::new("/sys"));
     let cx = Ctx {
         o: &o,
-        jobs,
-        bytes: progress.as_ref().map_or(&no_progress, |p| &p.bytes),
+        engine: engine::Config::new(
+            jobs,
+            sysfs,
+            progress.as_ref().map_or(&no_progress, |p| &p.bytes),
+        ),
         utf8: quote::utf8_locale(),
     };
     std::thread::scope(|s| {
-        let drawer = progress.as_ref().map(|p| {
+        // Stops the progress line however the run ends, so that the scope
+        // never waits for its thread forever.
+        struct StopDrawing<'p, 's>(
+            Option<&'p Progress>,
+            Option<std::thread::ScopedJoinHandle<'s, ()>>,
+        );
+        impl Drop for StopDrawing<'_, '_> {
+            fn drop(&mut self) {
+                if let Some(p) = self.0 {
+                    p.finish();
+                }
+                if let Some(d) = &self.1 {
+                    d.thread().unpark();
+                }
+            }
+        }
+        let drawer = progress.as_ref().and_then(|p| {
             let (check, files) = (o.check, &files);
-            s.spawn(move || {
-                p.run(|| {
-                    (!check).then(|| {
-                        files
-                            .iter()
-                            .filter(|f| f.as_bytes() != b"-")
-                            .filter_map(|f| std::fs::metadata(f).ok())
-                            .filter(|m| m.is_file())
-                            .map(|m| m.len())
-                            .sum()
+            // Without a thread for it, there is no progress line.
+            std::thread::Builder::new()
+                .spawn_scoped(s, move || {
+                    p.run(|| {
+                        (!check).then(|| {
+                            files
+                                .iter()
+                                .filter(|f| f.as_bytes() != b"-")
+                                .filter_map(|f| std::fs::metadata(f).ok())
+                                .filter(|m| m.is_file())
+                                .map(|m| m.len())
+                                .sum()
+                        })
                     })
                 })
-            })
+                .ok()
         });
+        let stop_drawing = StopDrawing(progress.as_ref(), drawer);
         let mut out = Out::new(prog, progress.as_ref());
         engine::STDIN_CLOSED.store(output::was_closed(0), Ordering::Relaxed);
         let ok = if o.check {
@@ -393,10 +430,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
         } else {
             hash_mode(&cx, &files, &mut out)
         };
-        if let (Some(p), Some(d)) = (&progress, drawer) {
-            p.finish();
-            d.thread().unpark();
-        }
+        drop(stop_drawing);
         // coreutils closes standard input at the end when it read it; that
         // fails only when it was closed to begin with.
         let ok = if engine::READ_STDIN.load(Ordering::Relaxed)
@@ -414,6 +448,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
 
 fn main() {
     output::default_sigpipe();
+    engine::limit_malloc_arenas();
     let mut argv = std::env::args_os();
     let prog = argv
         .next()
