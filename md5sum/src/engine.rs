@@ -365,6 +365,10 @@ impl<'c, 'a> Worker<'c, 'a> {
         let mut rotating = Vec::new();
         let mut others = Vec::new();
         for (pos, (_, path)) in claim.iter().enumerate() {
+            #[cfg(test)]
+            if path.ends_with(tests::PANIC_HERE) {
+                panic!("injected failure");
+            }
             // A failed stat is left to the open, which fails the same way.
             match std::fs::metadata(path) {
                 Ok(m) if !m.is_file() => {
@@ -896,6 +900,76 @@ fn worker(mut guard: WorkerGuard<'_>, cfg: &Config<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::mpsc;
+
+    /// What `run` returned, the digests consumed (by index) and how many
+    /// files were read one at a time.
+    type RunResult = (Result<(), Failed>, Vec<(usize, [u8; 16])>, usize);
+
+    /// Hashing a file of this name panics (test builds only).
+    pub(super) const PANIC_HERE: &str = "panic-here";
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("md5sum-engine-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    /// Files of assorted sizes (small, large, around 64 KiB) in `dir`.
+    fn files(dir: &Path, n: usize) -> Vec<(PathBuf, [u8; 16])> {
+        (0..n)
+            .map(|i| {
+                let len = [0, 5, 4096, 65535, 65536, 65537, 200_000][i % 7] + i;
+                let data: Vec<u8> = (0..len).map(|k| (k * 31 + i) as u8).collect();
+                let p = dir.join(format!("f{i:03}"));
+                std::fs::write(&p, &data).unwrap();
+                (p, Md5::digest(&data).into())
+            })
+            .collect()
+    }
+
+    /// Runs the engine over paths, on another thread with a deadline, so
+    /// that a hang fails the test instead of stalling it. Returns the
+    /// outcome and the indices consumed.
+    fn run_paths(
+        paths: Vec<PathBuf>,
+        jobs: usize,
+        sysfs: Option<PathBuf>,
+    ) -> std::thread::Result<RunResult> {
+        run_paths_until(paths, jobs, sysfs, usize::MAX)
+    }
+
+    /// [`run_paths`] whose consumer panics at item `panic_at`.
+    fn run_paths_until(
+        paths: Vec<PathBuf>,
+        jobs: usize,
+        sysfs: Option<PathBuf>,
+        panic_at: usize,
+    ) -> std::thread::Result<RunResult> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                let bytes = AtomicU64::new(0);
+                let cfg = Config::new(jobs, sysfs.as_deref(), &bytes);
+                let mut seen = Vec::new();
+                let items = paths
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| (Some(Input::Path(p)), i));
+                let r = run(&cfg, items, |step| {
+                    if let Step::Item(i, Some(r)) = step {
+                        assert!(i != panic_at, "the consumer fails");
+                        seen.push((i, r.unwrap()));
+                    }
+                });
+                (r, seen, cfg.read_alone.load(Ordering::Relaxed))
+            }));
+            let _ = tx.send(r);
+        });
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("the engine did not return: it hangs")
+    }
 
     #[test]
     fn device_numbers() {
@@ -903,5 +977,109 @@ mod tests {
         assert_eq!(major_minor(0x801), (8, 1));
         let dev = (259u64 << 8) | (65539u64 & 0xff) | (65539u64 & !0xff) << 12;
         assert_eq!(major_minor(dev), (259, 65539));
+    }
+
+    /// A sysfs tree with a rotational disk `sda` (8:0) and its partition
+    /// `sda1` (8:1), a solid-state disk (259:0), and `extra` (a "MAJ:MIN"
+    /// name) made a partition of `sda`.
+    fn fake_sysfs(root: &Path, extra: &str) {
+        let disk = root.join("devices/pci/block/sda");
+        std::fs::create_dir_all(disk.join("queue")).unwrap();
+        std::fs::write(disk.join("queue/rotational"), "1\n").unwrap();
+        for part in ["sda1", "sda2"] {
+            std::fs::create_dir_all(disk.join(part)).unwrap();
+            std::fs::write(disk.join(part).join("partition"), "1\n").unwrap();
+        }
+        let ssd = root.join("devices/pci/block/nvme0n1");
+        std::fs::create_dir_all(ssd.join("queue")).unwrap();
+        std::fs::write(ssd.join("queue/rotational"), "0\n").unwrap();
+        let links = root.join("dev/block");
+        std::fs::create_dir_all(&links).unwrap();
+        let link = |name: &str, to: &str| {
+            std::os::unix::fs::symlink(format!("../../devices/pci/block/{to}"), links.join(name))
+                .unwrap()
+        };
+        link("8:0", "sda");
+        link("8:1", "sda/sda1");
+        link("259:0", "nvme0n1");
+        link(extra, "sda/sda2");
+    }
+
+    fn makedev(major: u64, minor: u64) -> u64 {
+        (major & 0xfff) << 8 | (major & !0xfff) << 32 | (minor & 0xff) | (minor & !0xff) << 12
+    }
+
+    #[test]
+    fn rotational_from_sysfs() {
+        let root = temp_dir("sysfs");
+        fake_sysfs(&root, "1:1");
+        assert!(rotational(&root, makedev(8, 0)));
+        assert!(rotational(&root, makedev(8, 1)), "a partition: its disk's");
+        assert!(!rotational(&root, makedev(259, 0)));
+        assert!(!rotational(&root, makedev(0, 45)), "not in sysfs (tmpfs)");
+        assert!(!rotational(&root, makedev(7, 3)));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// With the default -j, files on a rotational disk are read one at a
+    /// time; an explicit -j reads them side by side; digests are the same.
+    #[test]
+    fn rotational_disk_reads_one_file_at_a_time() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = temp_dir("rot-files");
+        let want = files(&dir, 40);
+        let (major, minor) = major_minor(std::fs::metadata(&dir).unwrap().dev());
+        let root = temp_dir("rot-sysfs");
+        fake_sysfs(&root, &format!("{major}:{minor}"));
+        let paths: Vec<PathBuf> = want.iter().map(|(p, _)| p.clone()).collect();
+        let digests: Vec<(usize, [u8; 16])> = want.iter().map(|x| x.1).enumerate().collect();
+        for (jobs, sysfs, alone) in [
+            (4, Some(root.clone()), 40),
+            (1, Some(root.clone()), 40),
+            (4, None, 0),
+        ] {
+            let (r, seen, read_alone) = run_paths(paths.clone(), jobs, sysfs.clone()).unwrap();
+            assert!(r.is_ok());
+            assert_eq!(seen, digests, "-j{jobs}, sysfs {sysfs:?}");
+            assert_eq!(read_alone, alone, "-j{jobs}, sysfs {sysfs:?}");
+        }
+        // The same disk marked solid-state.
+        std::fs::write(root.join("devices/pci/block/sda/queue/rotational"), "0\n").unwrap();
+        let other_root = temp_dir("rot-sysfs-ssd");
+        std::fs::remove_dir(&other_root).unwrap();
+        std::fs::rename(&root, &other_root).unwrap();
+        let (r, seen, read_alone) = run_paths(paths, 4, Some(other_root.clone())).unwrap();
+        assert!(r.is_ok());
+        assert_eq!(seen, digests);
+        assert_eq!(read_alone, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&other_root).unwrap();
+    }
+
+    /// A worker that panics ends the run: the items before the one it
+    /// failed on are consumed, then `run` returns `Failed`, without waiting
+    /// forever for the lost results.
+    #[test]
+    fn worker_panic_ends_the_run() {
+        let dir = temp_dir("panic");
+        let want = files(&dir, 40);
+        let mut paths: Vec<PathBuf> = want.iter().map(|(p, _)| p.clone()).collect();
+        std::fs::write(dir.join(PANIC_HERE), b"").unwrap();
+        paths.insert(17, dir.join(PANIC_HERE));
+        for jobs in [2, 4, 16] {
+            let (r, seen, _) = run_paths(paths.clone(), jobs, None).unwrap();
+            assert!(r.is_err(), "-j{jobs}");
+            let before: Vec<(usize, [u8; 16])> =
+                want[..17].iter().map(|x| x.1).enumerate().collect();
+            assert_eq!(seen, before, "-j{jobs}");
+        }
+        // On the calling thread (-j1) the panic unwinds out of `run`.
+        assert!(run_paths(paths.clone(), 1, None).is_err());
+        // So does a panic of the consumer, with workers waiting for work.
+        paths.remove(17);
+        for jobs in [1, 4] {
+            assert!(run_paths_until(paths.clone(), jobs, None, 5).is_err());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
