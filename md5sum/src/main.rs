@@ -35,7 +35,8 @@ With no FILE, or when FILE is -, read standard input.
   -z, --zero            end each output line with NUL, not newline,
                           and disable file name escaping
   -j, --jobs=N          hash with N threads (default: one per CPU, at most
-                          256); 1 reads and hashes one file after another
+                          256, reading files on a rotational disk one at a
+                          time); 1 reads and hashes one file after another
 
 The following five options are useful only when verifying checksums:
       --ignore-missing  don't fail or report status for missing files
