@@ -192,6 +192,7 @@ fn open(path: &Path, mut release: impl FnMut() -> bool) -> io::Result<Opened> {
 // --- rotational disks ----------------------------------------------------
 
 /// Splits a `st_dev` into major and minor numbers, as glibc encodes them.
+#[cfg(unix)]
 fn major_minor(dev: u64) -> (u64, u64) {
     let major = ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0x0000_0fff);
     let minor = ((dev >> 12) & 0xffff_ff00) | (dev & 0x0000_00ff);
@@ -203,6 +204,7 @@ fn major_minor(dev: u64) -> (u64, u64) {
 /// its own, so its parent disk's is read (`MAJ:MIN` links to the
 /// partition's directory, inside the disk's). Devices sysfs does not list
 /// (tmpfs, network and other virtual file systems) count as not rotational.
+#[cfg(unix)]
 pub fn rotational(sysfs: &Path, dev: u64) -> bool {
     let (major, minor) = major_minor(dev);
     let node = sysfs.join("dev/block").join(format!("{major}:{minor}"));
@@ -972,6 +974,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn device_numbers() {
         // makedev(8, 1) and makedev(259, 65539), as glibc encodes them.
         assert_eq!(major_minor(0x801), (8, 1));
@@ -982,6 +985,7 @@ mod tests {
     /// A sysfs tree with a rotational disk `sda` (8:0) and its partition
     /// `sda1` (8:1), a solid-state disk (259:0), and `extra` (a "MAJ:MIN"
     /// name) made a partition of `sda`.
+    #[cfg(unix)]
     fn fake_sysfs(root: &Path, extra: &str) {
         let disk = root.join("devices/pci/block/sda");
         std::fs::create_dir_all(disk.join("queue")).unwrap();
@@ -1005,11 +1009,13 @@ mod tests {
         link(extra, "sda/sda2");
     }
 
+    #[cfg(unix)]
     fn makedev(major: u64, minor: u64) -> u64 {
         (major & 0xfff) << 8 | (major & !0xfff) << 32 | (minor & 0xff) | (minor & !0xff) << 12
     }
 
     #[test]
+    #[cfg(unix)]
     fn rotational_from_sysfs() {
         let root = temp_dir("sysfs");
         fake_sysfs(&root, "1:1");
@@ -1024,6 +1030,7 @@ mod tests {
     /// With the default -j, files on a rotational disk are read one at a
     /// time; an explicit -j reads them side by side; digests are the same.
     #[test]
+    #[cfg(unix)]
     fn rotational_disk_reads_one_file_at_a_time() {
         use std::os::unix::fs::MetadataExt;
         let dir = temp_dir("rot-files");

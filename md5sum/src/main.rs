@@ -17,7 +17,6 @@ use progress::Progress;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -54,10 +53,23 @@ The default mode is to print a line with: checksum, a space,
 a character indicating input mode ('*' for binary, ' ' for text
 or where binary is insignificant), and name for each FILE.
 
-Note: binary mode and text mode read files the same way.
+Note: binary mode and text mode read files the same way.{PLATFORM_NOTE}
 "
     )
 }
+
+/// What --help adds where this md5sum differs from GNU's build there.
+#[cfg(windows)]
+const PLATFORM_NOTE: &str = "
+On Windows binary mode is the default, as in GNU's Windows builds, but text
+mode (-t) does not translate CR-LF line ends as theirs does: it only marks
+the name with ' ' instead of '*'. Error messages are Windows' own.";
+#[cfg(all(not(windows), not(target_os = "linux")))]
+const PLATFORM_NOTE: &str = "
+-j: files on rotational disks are read side by side here (that rule needs
+Linux's sysfs).";
+#[cfg(target_os = "linux")]
+const PLATFORM_NOTE: &str = "";
 
 fn version() -> String {
     format!(
@@ -89,8 +101,33 @@ fn input_for(name: &[u8]) -> Input {
     if name == b"-" {
         Input::Stdin
     } else {
-        Input::Path(PathBuf::from(OsStr::from_bytes(name)))
+        Input::Path(path_from_bytes(name))
     }
+}
+
+/// A file name as bytes (for a name from the command line, as the
+/// platform gives it: its bytes on Unix, UTF-8 on Windows) back to a path.
+fn path_from_bytes(name: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(OsStr::from_bytes(name))
+    }
+    #[cfg(not(unix))]
+    {
+        // A name that is not UTF-8 names no Windows file; the lossy one
+        // fails to open as it should.
+        PathBuf::from(String::from_utf8_lossy(name).into_owned())
+    }
+}
+
+/// Whether a name is printed as read in binary mode. Without `-b` or `-t`,
+/// GNU md5sum's builds for Windows (where the C library translates line
+/// ends in text mode) read in binary mode, standard input too unless it
+/// is a terminal; elsewhere text mode is the default, and the same bytes
+/// are read in either mode.
+fn binary_mode(explicit: Option<bool>, name: &[u8]) -> bool {
+    explicit.unwrap_or(cfg!(windows) && !(name == b"-" && io::stdin().is_terminal()))
 }
 
 /// Settings shared by both modes.
@@ -115,7 +152,7 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
     let mut ok = true;
     let items = files
         .iter()
-        .map(|f| (Some(input_for(f.as_bytes())), f.as_bytes()));
+        .map(|f| (Some(input_for(f.as_encoded_bytes())), f.as_encoded_bytes()));
     let mut rec = Vec::new();
     let run = engine::run(&cx.engine, items, |step: Step<&[u8]>| {
         let (name, r) = match step {
@@ -145,7 +182,11 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
                 } else {
                     rec.extend_from_slice(&hex(&d));
                     rec.push(b' ');
-                    rec.push(if o.binary == Some(true) { b'*' } else { b' ' });
+                    rec.push(if binary_mode(o.binary, name) {
+                        b'*'
+                    } else {
+                        b' '
+                    });
                     put_name(&mut rec);
                 }
                 rec.push(if o.zero { 0 } else { b'\n' });
@@ -185,11 +226,11 @@ fn check_file(
     out: &mut Out<'_>,
 ) -> bool {
     let o = cx.o;
-    let is_stdin = file.as_bytes() == b"-";
+    let is_stdin = file.as_encoded_bytes() == b"-";
     let shown: &[u8] = if is_stdin {
         b"standard input"
     } else {
-        file.as_bytes()
+        file.as_encoded_bytes()
     };
     let qname = quote::quotef(shown, cx.utf8);
     let stdin = io::stdin();
@@ -204,7 +245,7 @@ fn check_file(
         match File::open(file) {
             Ok(f) => Box::new(BufReader::with_capacity(64 * 1024, f)),
             Err(e) => {
-                cx.file_error(out, file.as_bytes(), &e);
+                cx.file_error(out, file.as_encoded_bytes(), &e);
                 return false;
             }
         }
@@ -408,7 +449,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
                         (!check).then(|| {
                             files
                                 .iter()
-                                .filter(|f| f.as_bytes() != b"-")
+                                .filter(|f| f.as_encoded_bytes() != b"-")
                                 .filter_map(|f| std::fs::metadata(f).ok())
                                 .filter(|m| m.is_file())
                                 .map(|m| m.len())
@@ -453,7 +494,7 @@ fn main() {
     let mut argv = std::env::args_os();
     let prog = argv
         .next()
-        .map_or_else(|| b"md5sum".to_vec(), OsString::into_vec);
+        .map_or_else(|| b"md5sum".to_vec(), OsString::into_encoded_bytes);
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
     let parsed = args::parse(argv.collect(), posixly_correct).and_then(|p| {
         if let args::Parsed::Run(o) = &p {

@@ -2,7 +2,9 @@
 //! installed, every case is also run through it and stdout, stderr and the
 //! exit status must be identical (both run with argv[0] = "md5sum", so the
 //! program name in messages matches). Known answers are asserted whether or
-//! not GNU is present.
+//! not GNU is present. Unix only (shells, FIFOs, resource limits);
+//! `tests/portable.rs` runs everywhere.
+#![cfg(unix)]
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
