@@ -1027,6 +1027,8 @@ fn fifo_named_twice() {
             .spawn()
             .unwrap();
         let data = five.clone();
+        let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = finished.clone();
         let writer = std::thread::spawn(move || {
             // The first reader gets the data.
             let mut w = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
@@ -1044,7 +1046,9 @@ fn fifo_named_twice() {
             };
             let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
             let mut first_gone = false;
-            while std::time::Instant::now() < deadline {
+            // (A poll can also give the second reader its empty write side
+            // before the first close is seen: then the program ends.)
+            while std::time::Instant::now() < deadline && !done.load(Ordering::SeqCst) {
                 match try_open() {
                     Ok(w) if first_gone => {
                         drop(w);
@@ -1058,6 +1062,7 @@ fn fifo_named_twice() {
             }
         });
         let out = child.wait_with_output().unwrap();
+        finished.store(true, Ordering::SeqCst);
         writer.join().unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{bin} {j}");
         assert!(out.status.success(), "{bin} {j}");
