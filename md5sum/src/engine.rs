@@ -287,6 +287,15 @@ impl<'c, 'a> Worker<'c, 'a> {
 
     /// Reads `r` into `buf` until `buf` is full or end of input.
     fn fill(&self, r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+        self.fill_to(r, buf, None)
+    }
+
+    /// [`Worker::fill`], which also stops after exactly `len` bytes: the
+    /// length of a regular file a moment before it was opened. Reading
+    /// that much means the file was read whole (one that grew since would
+    /// have filled more of `buf`), and saves the read that returns 0, a
+    /// fifth of the system calls for a small file.
+    fn fill_to(&self, r: &mut impl Read, buf: &mut [u8], len: Option<usize>) -> io::Result<usize> {
         let mut n = 0;
         while n < buf.len() {
             match r.read(&mut buf[n..]) {
@@ -294,6 +303,9 @@ impl<'c, 'a> Worker<'c, 'a> {
                 Ok(k) => {
                     n += k;
                     self.cfg.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                    if Some(n) == len {
+                        break;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -486,7 +498,8 @@ impl<'c, 'a> Worker<'c, 'a> {
         let mut buf = std::mem::take(&mut self.slots[slot]);
         let first = usize::try_from(len).map_or(SMALL_MAX, |l| (l + 1).min(SMALL_MAX));
         buf.resize(first, 0);
-        let mut read = self.fill(&mut file, &mut buf);
+        let known = usize::try_from(len).ok().filter(|&l| l > 0 && l < first);
+        let mut read = self.fill_to(&mut file, &mut buf, known);
         if matches!(read, Ok(n) if n == first && first < SMALL_MAX) {
             buf.resize(SMALL_MAX, 0);
             read = self

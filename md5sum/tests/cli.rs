@@ -992,6 +992,11 @@ fn pipes_are_read_in_order() {
         let want: String = want.iter().map(|(d, n)| format!("{d}  {n}\n")).collect();
         assert_eq!(String::from_utf8_lossy(&r.stdout), want, "{args}");
     }
+    // A regular file whose stat size (0) is not its length.
+    if let Ok(data) = std::fs::read("/proc/version") {
+        let r = same_str(t.path(), &["/proc/version"], b"");
+        assert_eq!(r.stdout, format!("{}  /proc/version\n", md5_hex(&data)).as_bytes());
+    }
     // Check mode: a list that names standard input twice.
     t.file(
         "sums",
