@@ -995,7 +995,10 @@ fn pipes_are_read_in_order() {
     // A regular file whose stat size (0) is not its length.
     if let Ok(data) = std::fs::read("/proc/version") {
         let r = same_str(t.path(), &["/proc/version"], b"");
-        assert_eq!(r.stdout, format!("{}  /proc/version\n", md5_hex(&data)).as_bytes());
+        assert_eq!(
+            r.stdout,
+            format!("{}  /proc/version\n", md5_hex(&data)).as_bytes()
+        );
     }
     // Check mode: a list that names standard input twice.
     t.file(
