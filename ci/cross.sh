@@ -14,7 +14,14 @@
 # 0.8), and `s390x` the md5 0.8 package (big-endian), which compile the same
 # backend sources.
 #
-# Usage: ci/cross.sh [--install-only] [TARGET...]   (default: all targets)
+# With --release the tests build in the release profile as a dependent
+# would push it: `lto = "fat"`, `codegen-units = 1` and
+# `-Cforce-frame-pointers=yes`, where the asm backends have the fewest
+# registers (a frame pointer taken, and inlined into callers that need
+# one), in target/cross-release*.
+#
+# Usage: ci/cross.sh [--install-only] [--release] [TARGET...]
+#        (default: all targets)
 #
 # It first installs whatever the chosen targets lack (rustup targets, Debian
 # cross compilers, qemu-user 10 from bookworm-backports, the `ziglang` PyPI
@@ -29,13 +36,15 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 ALL_TARGETS=(aarch64 aarch64-soft loongarch64 s390x i686)
 INSTALL_ONLY=0
+RELEASE=0
 TARGETS=()
 for arg in "$@"; do
     case $arg in
     --install-only) INSTALL_ONLY=1 ;;
+    --release) RELEASE=1 ;;
     aarch64 | aarch64-soft | loongarch64 | s390x | i686) TARGETS+=("$arg") ;;
     -h | --help)
-        sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -194,18 +203,33 @@ done
 
 # --- tests ------------------------------------------------------------------
 
+PROFILE=()
+SUFFIX=
+if [ "$RELEASE" = 1 ]; then
+    PROFILE=(--release)
+    SUFFIX=-release
+    export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+    export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Cforce-frame-pointers=yes"
+fi
+
 # cargo_test TRIPLE [CARGO ARGS...]: runs the suite, then prints the backend
 # the build selected (the backend test asserts it; this puts it in the log).
 cargo_test() {
     local triple=$1
     shift
-    log "cargo test --target $triple $*"
-    "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "$@"
+    log "cargo test --target $triple ${PROFILE[*]} $*"
+    "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@"
     local backend
-    backend=$("${CARGO[@]}" test -q --target "$triple" --target-dir "$TARGET_DIR" "$@" --test md5 \
+    backend=$("${CARGO[@]}" test -q --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@" --test md5 \
         backend_is_the_expected_one -- --nocapture 2>&1 |
         sed -n 's/^md5::backend() = //p')
-    echo "target: $triple ${*:+($*) }backend: ${backend:?no backend line}"
+    echo "target: $triple ${PROFILE[*]:+${PROFILE[*]} }${*:+($*) }backend: ${backend:?no backend line}"
+    if [ "$RELEASE" = 1 ] && [[ " $* " != *" --features "* ]]; then
+        # A dependent with its own `lto = "fat"` release profile.
+        log "ci/profile-probe --target $triple ${PROFILE[*]} $*"
+        "${CARGO[@]}" run -q --manifest-path ci/profile-probe/Cargo.toml --target "$triple" \
+            --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@"
+    fi
 }
 
 # compat_test TRIPLE PACKAGE...: the test suites of packages under compat/,
@@ -216,16 +240,16 @@ compat_test() {
     shift
     for p in "$@"; do
         [ -f "compat/$p/Cargo.toml" ] || continue
-        log "compat/$p: cargo test --target $triple"
-        cargo test --locked --manifest-path "compat/$p/Cargo.toml" \
-            --target "$triple" --target-dir "$TARGET_DIR" -- --skip write_512_mib --skip write_4_gib
+        log "compat/$p: cargo test --target $triple ${PROFILE[*]}"
+        cargo test --locked --manifest-path "compat/$p/Cargo.toml" --target "$triple" \
+            --target-dir "$TARGET_DIR" "${PROFILE[@]}" -- --skip write_512_mib --skip write_4_gib
     done
 }
 
 run_target() {
     local t=$1
     CARGO=(cargo)
-    TARGET_DIR=target/cross
+    TARGET_DIR=target/cross$SUFFIX
     case $t in
     aarch64 | aarch64-soft)
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
@@ -242,7 +266,7 @@ run_target() {
         export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_MUSL_LINKER=$ZIG_CC
         export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_MUSL_RUNNER="qemu-loongarch64 -cpu la464"
         CARGO=(cargo +nightly)
-        TARGET_DIR=target/cross-nightly
+        TARGET_DIR=target/cross-nightly$SUFFIX
         cargo_test loongarch64-unknown-linux-musl -Zbuild-std
         ;;
     s390x)
@@ -261,5 +285,5 @@ run_target() {
 for t in "${TARGETS[@]}"; do
     start=$SECONDS
     run_target "$t"
-    echo "$t: $((SECONDS - start)) s"
+    echo "$t${PROFILE[*]:+ ${PROFILE[*]}}: $((SECONDS - start)) s"
 done

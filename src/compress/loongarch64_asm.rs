@@ -13,10 +13,17 @@
 //!   one add, the rotate and the add of `b`: 5 dependent instructions for F
 //!   and I (`orn` gives `b | !d` in one), 4 for G (added instead of ORed)
 //!   and H (the previous step's `b ^ c ^ d ^ d` is this step's `c ^ d`).
-//! - Inline asm may allocate 28 registers here: 16 message words, `a b c
-//!   d`, two temporaries, three pointers, and the input chaining value in
-//!   three (`c` and `d` share one, as `c | d << 32`). The block loop never
-//!   touches `state` in memory.
+//! - The asm asks for 25 registers: 16 message words, `a b c d`, two
+//!   temporaries and three pointers (block, constant table, and a small
+//!   [`Ctx`] on the caller's stack that holds the input chaining value and
+//!   the end pointer). Of LoongArch's 32 registers, `$r0`, `$tp`, `$sp` and
+//!   `$r21` are never allocatable, `$fp` (`$r22`) is not in a function that
+//!   keeps a frame pointer (`-Cforce-frame-pointers=yes`, or a caller with
+//!   over-aligned locals), and `$r31` is not where LLVM needs a base
+//!   pointer: 26 remain in the worst case. Keeping the chaining value and
+//!   the end in memory costs 5 loads and 4 stores a block, off the
+//!   dependency chain: 575 instructions a block against 570 with everything
+//!   in 28 registers (`ci/mca.sh loongarch64`).
 #![allow(clippy::many_single_char_names)]
 
 use core::arch::asm;
@@ -25,6 +32,16 @@ use core::arch::asm;
 #[repr(C, align(64))]
 struct Table([u32; 64]);
 static RC: Table = Table(crate::consts::RC);
+
+/// What the block loop reads and writes in memory besides the blocks and
+/// `RC`: the chaining value that each block's result is added to, and the
+/// end of the blocks (offsets 0 and 16).
+#[repr(C)]
+#[allow(dead_code)] // Only the asm reads the fields.
+struct Ctx {
+    state: [u32; 4],
+    end: *const [u8; 64],
+}
 
 /// Loads the next step's constant, first thing in a step.
 #[rustfmt::skip]
@@ -120,19 +137,22 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
         return;
     }
     let [mut a, mut b, mut c, mut d] = *state;
+    let mut ctx = Ctx {
+        state: *state,
+        end: blocks.as_ptr_range().end,
+    };
     // SAFETY: the asm reads `blocks.len() * 64` bytes from `blocks.as_ptr()`
-    // (`ptr` advances by 64 per block up to `end`, and the loop runs at least
-    // once, `blocks` being non-empty as checked above) and the 256 bytes of
-    // `RC`; it writes only its declared register outputs (`readonly`). It
-    // uses no stack (`nostack`); LoongArch has no flags register
-    // (`preserves_flags`).
+    // (`ptr` advances by 64 per block up to `ctx.end`, and the loop runs at
+    // least once, `blocks` being non-empty as checked above), the 256 bytes
+    // of `RC`, and `ctx`, a live local that `ctx` points to exclusively
+    // (`&mut`, `repr(C)`: `state` at offset 0, the 8-byte aligned `end` at
+    // 16). Besides its declared register outputs it writes only
+    // `ctx.state`. It pushes nothing on the stack (`nostack`: `ctx` is the
+    // caller's, reached through the pointer); LoongArch has no flags
+    // register (`preserves_flags`).
     unsafe {
         asm!(
-            // The input chaining value: `sa` (the operand `a` comes in),
-            // `sb`, and `scd = c | d << 32`.
-            "move {sb}, {b}",
-            "bstrpick.d {scd}, {c}, 31, 0",
-            "bstrins.d {scd}, {d}, 63, 32",
+            // `a b c d` hold the chaining value, and so does `ctx.state`.
             "2:",
             "ld.w {m0}, {ptr}, 0",
             "ld.w {m1}, {ptr}, 4",
@@ -153,7 +173,7 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             "addi.d {ptr}, {ptr}, 64",
             load_next!(m0, 0),
             // a = chaining value + M0 + K0
-            "add.w {a}, {sa}, {m0}",
+            "add.w {a}, {a}, {m0}",
             next!(k a; m0, 0),
             // Round 1.
             step!(F, a b c d, 7, [m1, 4]),
@@ -223,26 +243,29 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             step!(I, d a b c, 10, [m2, 248]),
             step!(I, c d a b, 15, [m9, 252]),
             step!(I, b c d a, 21, []),
-            // Add the input chaining value; the sums are the next block's.
-            "add.w {sa}, {sa}, {a}",
-            "add.w {b}, {b}, {sb}",
-            "move {sb}, {b}",
-            "add.w {c}, {c}, {scd}",
-            "srli.d {k}, {scd}, 32",
+            // Add the input chaining value; the sums are the next block's,
+            // in registers and in `ctx.state`.
+            "ld.w {f}, {ctx}, 0",
+            "ld.w {k}, {ctx}, 4",
+            "add.w {a}, {a}, {f}",
+            "add.w {b}, {b}, {k}",
+            "ld.w {f}, {ctx}, 8",
+            "ld.w {k}, {ctx}, 12",
+            "add.w {c}, {c}, {f}",
             "add.w {d}, {d}, {k}",
-            "bstrpick.d {scd}, {c}, 31, 0",
-            "bstrins.d {scd}, {d}, 63, 32",
-            "bne {ptr}, {end}, 2b",
-            sa = inout(reg) a,
+            "st.w {a}, {ctx}, 0",
+            "st.w {b}, {ctx}, 4",
+            "st.w {c}, {ctx}, 8",
+            "st.w {d}, {ctx}, 12",
+            "ld.d {k}, {ctx}, 16",
+            "bne {ptr}, {k}, 2b",
+            a = inout(reg) a,
             b = inout(reg) b,
             c = inout(reg) c,
             d = inout(reg) d,
             ptr = inout(reg) blocks.as_ptr() => _,
-            end = in(reg) blocks.as_ptr_range().end,
             rc = in(reg) RC.0.as_ptr(),
-            a = out(reg) _,
-            sb = out(reg) _,
-            scd = out(reg) _,
+            ctx = in(reg) &mut ctx as *mut Ctx,
             f = out(reg) _,
             k = out(reg) _,
             m0 = out(reg) _,
@@ -261,7 +284,7 @@ pub(super) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
             m13 = out(reg) _,
             m14 = out(reg) _,
             m15 = out(reg) _,
-            options(readonly, nostack, preserves_flags),
+            options(nostack, preserves_flags),
         );
     }
     *state = [a, b, c, d];

@@ -1,0 +1,72 @@
+//! `md5::multi::Lanes` driven by random operations (`update` with unequal,
+//! empty and equal chunks, `finalize_lane`, `reset_lane`, `clone`) against
+//! one `Md5` per lane.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use md5::multi::Lanes;
+use md5::{Digest, Md5};
+use md5_fuzz::{fill, Cursor};
+
+fuzz_target!(|data: &[u8]| {
+    let mut c = Cursor::new(data);
+    let count = 1 + c.u8() as usize % Lanes::MAX;
+    let ops: Vec<u32> = (0..c.u8() % 32).map(|_| c.u32()).collect();
+    let buf = fill(c.rest(), 64 * 48 + 256);
+
+    let mut lanes = Lanes::new(count);
+    let mut refs = vec![Md5::new(); count];
+    for op in ops {
+        let lane = (op >> 8) as usize % count;
+        match op & 7 {
+            // Unequal chunks, some of them empty (idle lanes).
+            0..=2 => {
+                let mut x = op;
+                let chunks: Vec<&[u8]> = (0..count)
+                    .map(|_| {
+                        x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                        let blocks = match (x >> 16) % 8 {
+                            0 | 1 => 0,
+                            2..=5 => 1 + (x >> 20) as usize % 3,
+                            6 => (x >> 20) as usize % 16,
+                            _ => 40,
+                        };
+                        let at = (x >> 4) as usize % 256;
+                        &buf[at..at + 64 * blocks]
+                    })
+                    .collect();
+                for (r, chunk) in refs.iter_mut().zip(&chunks) {
+                    r.update(chunk);
+                }
+                lanes.update(&chunks);
+            }
+            // Equal chunks in every lane.
+            3 => {
+                let n = 64 * ((op >> 16) as usize % 5);
+                let chunks: Vec<&[u8]> = (0..count).map(|i| &buf[i..i + n]).collect();
+                for (r, chunk) in refs.iter_mut().zip(&chunks) {
+                    r.update(chunk);
+                }
+                lanes.update(&chunks);
+            }
+            4 | 5 => {
+                let tail = &buf[..(op >> 16) as usize % 200];
+                refs[lane].update(tail);
+                let got = lanes.finalize_lane(lane, tail);
+                assert_eq!(got[..], refs[lane].finalize_reset()[..], "lane {lane}");
+            }
+            6 => {
+                lanes.reset_lane(lane);
+                refs[lane] = Md5::new();
+            }
+            _ => lanes = lanes.clone(),
+        }
+    }
+    for (lane, r) in refs.into_iter().enumerate() {
+        assert_eq!(
+            lanes.finalize_lane(lane, &[])[..],
+            r.finalize()[..],
+            "lane {lane}"
+        );
+    }
+});

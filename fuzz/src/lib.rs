@@ -1,0 +1,76 @@
+//! What the fuzz targets share: a reader for the control bytes at the front
+//! of an input, and the test oracle, an MD5 built here from the portable
+//! compression function alone (its own padding and length, none of the
+//! crate's buffering or finalization code).
+
+/// Reads control values from the front of a fuzz input; past the end it
+/// yields zeros, so every input is valid.
+pub struct Cursor<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> Cursor<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data }
+    }
+
+    pub fn u8(&mut self) -> u8 {
+        match self.data.split_first() {
+            Some((&b, rest)) => {
+                self.data = rest;
+                b
+            }
+            None => 0,
+        }
+    }
+
+    pub fn u16(&mut self) -> u16 {
+        u16::from_le_bytes([self.u8(), self.u8()])
+    }
+
+    pub fn u32(&mut self) -> u32 {
+        u32::from_le_bytes([self.u8(), self.u8(), self.u8(), self.u8()])
+    }
+
+    /// Everything not read yet.
+    pub fn rest(self) -> &'a [u8] {
+        self.data
+    }
+}
+
+/// `len` bytes made from `pool` repeated (zeros for an empty pool), each
+/// repetition offset by its index so that long messages do not repeat with
+/// a period of one block.
+pub fn fill(pool: &[u8], len: usize) -> Vec<u8> {
+    if pool.is_empty() {
+        return vec![0; len];
+    }
+    (0..len)
+        .map(|i| pool[i % pool.len()].wrapping_add((i / pool.len()) as u8))
+        .collect()
+}
+
+/// MD5 of `msg` from `md5::__soft_compress` and RFC 1321's padding, written
+/// out here: the oracle for everything that is not the soft backend itself.
+pub fn soft_digest(msg: &[u8]) -> [u8; 16] {
+    let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+    let mut padded = msg.to_vec();
+    padded.push(0x80);
+    while padded.len() % 64 != 56 {
+        padded.push(0);
+    }
+    padded.extend_from_slice(&((msg.len() as u64).wrapping_mul(8)).to_le_bytes());
+    md5::__soft_compress(&mut state, &blocks(&padded));
+    let mut out = [0; 16];
+    for (o, w) in out.chunks_exact_mut(4).zip(state) {
+        o.copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+/// The whole 64-byte blocks of `data`.
+pub fn blocks(data: &[u8]) -> Vec<[u8; 64]> {
+    data.chunks_exact(64)
+        .map(|c| c.try_into().unwrap())
+        .collect()
+}

@@ -1,0 +1,149 @@
+//! Every path through `unsafe` code that Miri can run, on inputs small enough
+//! for it (`.ci/run` runs this file under `cargo miri test`, with and without
+//! AVX2): the single-stream backend (`soft` under Miri, whatever the build
+//! selects otherwise) over every padding case, `digest_many_into` with each
+//! multi-buffer kernel over batches that make the scheduler refill lanes, and
+//! `Lanes` with unequal, empty and idle chunks in one and in several lane
+//! groups. The oracle is md-5 0.10.6. In a normal test run it takes
+//! milliseconds.
+
+use md5::multi::{self, Lanes};
+use md5::{Digest, Md5};
+
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
+fn upstream(data: &[u8]) -> [u8; 16] {
+    upstream::Md5::digest(data).into()
+}
+
+/// Lengths around every padding edge of the first three blocks.
+const EDGES: &[usize] = &[
+    0, 1, 2, 55, 56, 57, 63, 64, 65, 119, 120, 121, 127, 128, 129, 183, 184, 192,
+];
+
+#[test]
+fn single_stream_padding_and_pieces() {
+    let mut rng = Rng(0x6d69_7269_0001);
+    let data = rng.bytes(200);
+    for &n in EDGES {
+        let msg = &data[..n];
+        assert_eq!(Md5::digest(msg)[..], upstream(msg), "{n} bytes");
+        // The same bytes in two pieces, through a clone.
+        let cut = rng.below(n + 1);
+        let mut h = Md5::new();
+        h.update(&msg[..cut]);
+        let mut h = h.clone();
+        h.update(&msg[cut..]);
+        assert_eq!(h.finalize()[..], upstream(msg), "{n} bytes cut at {cut}");
+    }
+    // Several blocks in one call of the block function.
+    let mut state = [1, 2, 3, 4];
+    let mut soft = state;
+    let blocks: Vec<[u8; 64]> = data
+        .chunks_exact(64)
+        .map(|c| c.try_into().unwrap())
+        .collect();
+    md5::compress(&mut state, &blocks);
+    md5::__soft_compress(&mut soft, &blocks);
+    assert_eq!(state, soft);
+}
+
+#[test]
+fn digest_many_every_kernel() {
+    let mut rng = Rng(0x6d69_7269_0002);
+    let data = rng.bytes(400);
+    // More messages than the widest kernel has lanes, lengths mixed so that
+    // lanes end at different blocks and get refilled.
+    let lens: Vec<usize> = (0..2 * Lanes::MAX + 3)
+        .map(|i| EDGES[(i * 7) % EDGES.len()] + 64 * (i % 3))
+        .collect();
+    let msgs: Vec<&[u8]> = lens
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| &data[i..i + n])
+        .collect();
+    let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
+    let mut out = vec![[0; 16]; msgs.len()];
+    multi::digest_many_into(&msgs, &mut out);
+    assert_eq!(out, want, "selected kernel {}", multi::backend());
+    let mut ran = Vec::new();
+    for kernel in multi::__bench::kernels() {
+        for count in [0, 1, 5, msgs.len()] {
+            let mut out = vec![[0; 16]; count];
+            multi::__bench::digest_many_into(kernel, &msgs[..count], &mut out);
+            assert_eq!(out, want[..count], "kernel {kernel}, {count} messages");
+        }
+        ran.push(kernel);
+    }
+    println!("multi kernels run: {ran:?}");
+    assert!(ran.contains(&"portable") && ran.contains(&multi::backend()));
+}
+
+#[test]
+fn lanes_unequal_empty_and_idle() {
+    let mut rng = Rng(0x6d69_7269_0003);
+    let data = rng.bytes(64 * 4 + 100);
+    // One lane group, and more lanes than the kernel is wide.
+    for count in [1, 3, multi::lanes() + 1] {
+        let count = count.min(Lanes::MAX);
+        let mut lanes = Lanes::new(count);
+        let mut refs = vec![Md5::new(); count];
+        for round in 0..4 {
+            let chunks: Vec<&[u8]> = (0..count)
+                .map(|lane| {
+                    // Lane 0 stays idle in round 1; the others take 0 to 3
+                    // blocks.
+                    let blocks = if lane == 0 && round == 1 {
+                        0
+                    } else {
+                        rng.below(4)
+                    };
+                    let at = rng.below(100);
+                    &data[at..at + 64 * blocks]
+                })
+                .collect();
+            for (r, c) in refs.iter_mut().zip(&chunks) {
+                r.update(c);
+            }
+            lanes.update(&chunks);
+            let lane = rng.below(count);
+            if round == 2 {
+                lanes.reset_lane(lane);
+                refs[lane] = Md5::new();
+            } else {
+                let tail = &data[..rng.below(70)];
+                refs[lane].update(tail);
+                let got = lanes.finalize_lane(lane, tail);
+                assert_eq!(
+                    got[..],
+                    refs[lane].finalize_reset()[..],
+                    "{count} lanes, lane {lane}"
+                );
+            }
+        }
+        for (lane, r) in refs.into_iter().enumerate() {
+            assert_eq!(
+                lanes.finalize_lane(lane, &[])[..],
+                r.finalize()[..],
+                "lane {lane}"
+            );
+        }
+    }
+}
+
+/// Under Miri the multi-buffer kernel follows the compile-time target
+/// features: SSE2 on x86_64, AVX2 with `-Ctarget-feature=+avx2`. Pins that,
+/// so that the Miri job cannot silently test only the portable kernel.
+#[test]
+#[cfg(all(miri, target_arch = "x86_64"))]
+fn miri_runs_the_simd_kernels() {
+    let want = if cfg!(target_feature = "avx2") {
+        "avx2"
+    } else {
+        "sse2"
+    };
+    assert_eq!(multi::backend(), want);
+    assert!(multi::__bench::kernels().any(|k| k == want));
+}
