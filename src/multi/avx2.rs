@@ -72,12 +72,13 @@ impl LaneVector for V8 {
             // Lanes `j` and `j + 4` share a row: one plain 16-byte load
             // each, of bytes `off + 16 * q ..+ 16`, within the `off + 64`
             // the caller vouches for; `loadu` needs no alignment.
-            let r = core::array::from_fn(|j| {
-                avx2!(V8(_mm256_set_m128i(
+            let mut r = [m[0]; 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                *r = avx2!(V8(_mm256_set_m128i(
                     _mm_loadu_si128(p[j + 4].add(off + 16 * q).cast()),
                     _mm_loadu_si128(p[j].add(off + 16 * q).cast()),
-                )))
-            });
+                )));
+            }
             m[4 * q..4 * q + 4].copy_from_slice(&transpose4(r));
         }
         m

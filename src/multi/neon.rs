@@ -55,9 +55,10 @@ impl LaneVector for V4 {
             // ..+ 16`, within the `off + 64` the caller vouches for; byte
             // loads need no alignment, and the target is little-endian, so
             // the bytes form MD5's words.
-            let r: [uint32x4_t; 4] = core::array::from_fn(|j| {
-                neon!(vreinterpretq_u32_u8(vld1q_u8(p[j].add(off + 16 * q))))
-            });
+            let mut r = [m[0].0; 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                *r = neon!(vreinterpretq_u32_u8(vld1q_u8(p[j].add(off + 16 * q))));
+            }
             // Transpose: t0 = r0w0 r1w0 r0w2 r1w2, t1 = r0w1 r1w1 r0w3 r1w3,
             // likewise t2, t3 of r2, r3; result `w` holds word `4q + w`.
             neon!({

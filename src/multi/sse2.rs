@@ -53,8 +53,10 @@ impl LaneVector for V4 {
             // Row `j`: words `4q..4q + 4` of lane `j`, one plain load of
             // bytes `off + 16 * q ..+ 16`, within the `off + 64` the caller
             // vouches for; `loadu` needs no alignment.
-            let r: [__m128i; 4] =
-                core::array::from_fn(|j| sse2!(_mm_loadu_si128(p[j].add(off + 16 * q).cast())));
+            let mut r = [m[0].0; 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                *r = sse2!(_mm_loadu_si128(p[j].add(off + 16 * q).cast()));
+            }
             // Transpose: result `w` holds word `4q + w` of lanes `0..4`.
             let (t0, t1, t2, t3) = sse2!((
                 _mm_unpacklo_epi32(r[0], r[1]),
