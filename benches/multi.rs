@@ -18,7 +18,9 @@
 //! contender once in a rotating order, each sample a calibrated number of
 //! batches; the table gives the median sample. `MD5_BENCH_ROUNDS` (default
 //! 15) and `MD5_BENCH_SAMPLE_MS` (default 20) trade time for precision; a
-//! plain argument keeps only the batches whose names contain it.
+//! plain argument keeps only the batches whose names contain it (and the
+//! raw kernel table only if one is `raw`), and
+//! `MD5_BENCH_ONLY=avx2,md5-many` only the contenders whose names start so.
 //!
 //! `cargo test --bench multi` checks every contender's digests on every
 //! batch against `Md5::digest` and times nothing.
@@ -124,6 +126,11 @@ fn contenders() -> Vec<Contender> {
         });
     }
     all.extend(peers::contenders());
+    // `MD5_BENCH_ONLY=avx2,md5-many`: single-stream and the named ones.
+    if let Ok(only) = std::env::var("MD5_BENCH_ONLY") {
+        let names: Vec<&str> = only.split(',').collect();
+        all.retain(|c| c.name == "single" || names.iter().any(|n| c.name.starts_with(n)));
+    }
     all
 }
 
@@ -353,7 +360,9 @@ fn main() {
     }
 
     compare_peers(&contenders, &ratios);
-    raw_kernels();
+    if filter.is_empty() || filter.iter().any(|f| f == "raw") {
+        raw_kernels();
+    }
 }
 
 /// Each of this crate's kernels against md5-many at the same ISA (held to

@@ -75,7 +75,7 @@ pub fn compress_lanes(name: &str, data: &[u8], blocks: usize, used: usize) -> u3
     let mut st = Soa::new();
     // SAFETY: `k` is available and `1 <= used <= k.lanes()`; `lane_ptrs`
     // checked that each of the kernel's lanes has `blocks * 64` bytes.
-    unsafe { k.compress(&mut st, &ptrs, blocks, used) };
+    unsafe { k.compress(&mut st, &ptrs, blocks, used, None) };
     st.s[0][0]
 }
 

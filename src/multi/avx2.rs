@@ -145,9 +145,14 @@ impl V8 {
 /// The CPU has AVX2; `ptrs[i]` is valid for reads of `blocks * 64` bytes for
 /// each `i < 8 * G`.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
+pub(super) unsafe fn compress<const G: usize>(
+    state: &mut Soa,
+    ptrs: &Ptrs,
+    blocks: usize,
+    last: Option<&[u32; 16]>,
+) {
     // SAFETY: the caller's contract is the body's, for `V8`'s AVX2.
-    unsafe { body::compress::<V8, G>(state, ptrs, blocks) }
+    unsafe { body::compress::<V8, G>(state, ptrs, blocks, last) }
 }
 
 /// [`body::transpose_only`] on `G` groups of eight lanes.

@@ -81,7 +81,10 @@ fn hide(x: usize) -> usize {
 }
 
 /// Compresses `blocks` consecutive blocks from each of `ptrs[..V::LANES *
-/// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups.
+/// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups,
+/// then, if `last` is given, the block of those message words in every
+/// lane: the padding block that equal-length messages share, without loads
+/// or transposition.
 ///
 /// # Safety
 ///
@@ -92,6 +95,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     state: &mut Soa,
     ptrs: &Ptrs,
     blocks: usize,
+    last: Option<&[u32; 16]>,
 ) {
     const { assert!(G >= 1) };
     let w = V::LANES;
@@ -109,10 +113,20 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     }
     let [mut a, mut b, mut c, mut d] = abcd;
 
-    for blk in 0..blocks {
-        // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at
-        // each of the `w * G` pointers (caller).
-        let m: [[V; 16]; G] = unsafe { load_blocks(ptrs, blk * 64) };
+    for blk in 0..blocks + usize::from(last.is_some()) {
+        let m: [[V; 16]; G] = match last {
+            Some(words) if blk == blocks => {
+                let mut m = [zero; 16];
+                for (x, &w) in m.iter_mut().zip(words) {
+                    // SAFETY: the caller vouches for the ISA.
+                    *x = unsafe { V::splat(w) };
+                }
+                [m; G]
+            }
+            // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable
+            // at each of the `w * G` pointers (caller).
+            _ => unsafe { load_blocks(ptrs, blk * 64) },
+        };
         // The round constants, read through a pointer LLVM cannot see
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every

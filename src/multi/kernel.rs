@@ -174,9 +174,10 @@ impl Kernel {
     }
 
     /// Compresses `blocks` consecutive 64-byte blocks starting at `ptrs[i]`
-    /// into lane `i` of `state`, for every `i < used`. It runs the fewest
-    /// groups that cover lanes `0..used`; the other lanes of those groups
-    /// are computed too, and their state is then garbage.
+    /// into lane `i` of `state`, for every `i < used`, then, if `last` is
+    /// given, the block of those message words in every lane. It runs the
+    /// fewest groups that cover lanes `0..used`; the other lanes of those
+    /// groups are computed too, and their state is then garbage.
     ///
     /// # Safety
     ///
@@ -197,7 +198,14 @@ impl Kernel {
         allow(unused_variables)
     )]
     #[inline]
-    pub(crate) unsafe fn compress(self, state: &mut Soa, ptrs: &Ptrs, blocks: usize, used: usize) {
+    pub(crate) unsafe fn compress(
+        self,
+        state: &mut Soa,
+        ptrs: &Ptrs,
+        blocks: usize,
+        used: usize,
+        last: Option<&[u32; 16]>,
+    ) {
         debug_assert!(1 <= used && used <= self.lanes());
         let groups = used.div_ceil(self.group_lanes());
         // SAFETY: in every arm, the caller vouches for the CPU (`self` was
@@ -205,17 +213,23 @@ impl Kernel {
         // pointers of the `groups * group_lanes` lanes the call reads.
         unsafe {
             match self {
-                Kernel::Portable => portable::compress(state, ptrs, blocks),
+                Kernel::Portable => portable::compress(state, ptrs, blocks, last),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                Kernel::Sse2 => with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks)),
+                Kernel::Sse2 => {
+                    with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                }
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                Kernel::Avx2 => with_groups!(avx2::compress, groups, [1; 2], (state, ptrs, blocks)),
+                Kernel::Avx2 => {
+                    with_groups!(avx2::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                }
                 #[cfg(all(
                     target_arch = "aarch64",
                     target_endian = "little",
                     target_feature = "neon"
                 ))]
-                Kernel::Neon => with_groups!(neon::compress, groups, [1; 2], (state, ptrs, blocks)),
+                Kernel::Neon => {
+                    with_groups!(neon::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                }
             }
         }
     }

@@ -103,6 +103,8 @@ struct Scheduler<'a> {
     buf: [MaybeUninit<[u8; BUF]>; MAX_LANES],
     /// One padding block for whole-block messages of `shared_len` bytes.
     shared: [u8; 64],
+    /// The same block as message words, for the kernel's `last` block.
+    shared_words: [u32; 16],
     shared_len: Option<u64>,
     /// The messages live as long as this.
     _inputs: core::marker::PhantomData<&'a [u8]>,
@@ -125,6 +127,7 @@ impl<'a> Scheduler<'a> {
             pos: [0; MAX_LANES],
             buf: [const { MaybeUninit::uninit() }; MAX_LANES],
             shared: [0; 64],
+            shared_words: [0; 16],
             shared_len: None,
             _inputs: core::marker::PhantomData,
         }
@@ -135,6 +138,7 @@ impl<'a> Scheduler<'a> {
     }
 
     /// Puts message `index` into the idle `lane`.
+    #[inline]
     fn start(&mut self, lane: usize, index: usize, msg: &'a [u8]) {
         debug_assert!(self.idle & (1 << lane) != 0);
         self.idle &= !(1 << lane);
@@ -143,6 +147,14 @@ impl<'a> Scheduler<'a> {
         let len = msg.len();
         let whole = len / 64;
         let (body, tail) = msg.split_at(64 * whole);
+        if whole >= 1 && tail.is_empty() && self.share_pad(len as u64) {
+            // The blocks in place, then the shared padding block.
+            self.from[lane] = From::Message;
+            self.ptr[lane] = body.as_ptr();
+            self.left[lane] = whole;
+            self.then[lane] = Then::Shared;
+            return;
+        }
         let dst = self.buf[lane].as_mut_ptr().cast::<u8>();
         if whole + pad_blocks(tail.len()) <= BUF_BLOCKS {
             // SAFETY: `body` and the padding fit the lane's `BUF` bytes
@@ -161,12 +173,8 @@ impl<'a> Scheduler<'a> {
         self.from[lane] = From::Message;
         self.ptr[lane] = body.as_ptr();
         self.left[lane] = whole;
-        self.then[lane] = if tail.is_empty() && self.share_pad(len as u64) {
-            Then::Shared
-        } else {
-            // SAFETY: at most 128 bytes, within the lane's `BUF`.
-            Then::Pad(unsafe { write_pad(dst, tail, len as u64) })
-        };
+        // SAFETY: at most 128 bytes, within the lane's `BUF`.
+        self.then[lane] = Then::Pad(unsafe { write_pad(dst, tail, len as u64) });
     }
 
     /// Whether the shared padding block serves a whole-block message of
@@ -176,6 +184,13 @@ impl<'a> Scheduler<'a> {
             Some(l) => l == len,
             None => {
                 fill_shared(&mut self.shared, len);
+                for (w, b) in self
+                    .shared_words
+                    .iter_mut()
+                    .zip(self.shared.chunks_exact(4))
+                {
+                    *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                }
                 self.shared_len = Some(len);
                 true
             }
@@ -184,7 +199,10 @@ impl<'a> Scheduler<'a> {
 
     /// Runs the kernel once over as many blocks as every busy lane has in
     /// its current stretch, then moves the lanes whose stretch ended on to
-    /// their padding, or retires them.
+    /// their padding, or retires them. When every busy lane's message ends
+    /// with this stretch and the shared padding block, as in a batch of
+    /// equal whole-block lengths, the same call runs that block too (from
+    /// registers: no loads, no transposition) and retires them all.
     #[allow(clippy::needless_range_loop)] // `lane` indexes parallel arrays
     fn step(&mut self, out: &mut [[u8; 16]]) {
         let busy_mask = !self.idle & (u64::MAX >> (64 - self.width));
@@ -193,29 +211,31 @@ impl<'a> Scheduler<'a> {
         let span = used.next_multiple_of(self.kernel.group_lanes());
         let n = *self.left[..used].iter().min().unwrap_or(&0);
         debug_assert!(n >= 1 && n != usize::MAX);
-        // Pointers for the call, the ones into this scheduler's buffers made
-        // afresh from one borrow of them.
+        // Pointers for the call, those into this scheduler's buffers made
+        // afresh from one borrow of them (stale ones are never read).
         let bufs = self.buf.as_ptr().cast::<u8>();
-        let mut ptrs = self.ptr;
         let mut any = core::ptr::null();
+        let mut all_end_shared = true;
         for lane in 0..span {
             if self.idle & (1 << lane) != 0 {
                 continue;
             }
-            ptrs[lane] = match self.from[lane] {
-                From::Message => ptrs[lane],
-                From::Buffer => bufs.wrapping_add(lane * BUF + self.pos[lane]),
-                From::Shared => self.shared.as_ptr(),
-            };
-            any = ptrs[lane];
+            match self.from[lane] {
+                From::Message => {}
+                From::Buffer => self.ptr[lane] = bufs.wrapping_add(lane * BUF + self.pos[lane]),
+                From::Shared => self.ptr[lane] = self.shared.as_ptr(),
+            }
+            any = self.ptr[lane];
+            all_end_shared &= self.left[lane] == n && self.then[lane] == Then::Shared;
         }
         // Idle lanes the kernel reads hash a busy lane's blocks; their state
         // is discarded.
         let mut idle = self.idle & (u64::MAX >> (64 - span));
         while idle != 0 {
-            ptrs[idle.trailing_zeros() as usize] = any;
+            self.ptr[idle.trailing_zeros() as usize] = any;
             idle &= idle - 1;
         }
+        let last = all_end_shared.then_some(&self.shared_words);
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_many_with`), and `1 <= used <=
         // self.width`. Each busy lane's pointer starts a stretch of at least
@@ -223,7 +243,21 @@ impl<'a> Scheduler<'a> {
         // by `start`; nothing writes it during the call) or the shared
         // block; each idle lane of the groups the call runs got a busy
         // lane's pointer.
-        unsafe { self.kernel.compress(&mut self.state, &ptrs, n, used) };
+        unsafe {
+            self.kernel
+                .compress(&mut self.state, &self.ptr, n, used, last)
+        };
+        if all_end_shared {
+            let mut done = busy_mask;
+            while done != 0 {
+                let lane = done.trailing_zeros() as usize;
+                done &= done - 1;
+                out[self.index[lane]] = to_bytes(self.state.get(lane));
+                self.left[lane] = usize::MAX;
+            }
+            self.idle |= busy_mask;
+            return;
+        }
         let mut ended = 0u64;
         for lane in 0..used {
             self.ptr[lane] = self.ptr[lane].wrapping_add(64 * n);

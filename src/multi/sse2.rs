@@ -118,9 +118,14 @@ impl LaneVector for V4 {
 /// `ptrs[i]` is valid for reads of `blocks * 64` bytes for each `i < 4 *
 /// G`. (SSE2 itself is baseline here.)
 #[target_feature(enable = "sse2")]
-pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
+pub(super) unsafe fn compress<const G: usize>(
+    state: &mut Soa,
+    ptrs: &Ptrs,
+    blocks: usize,
+    last: Option<&[u32; 16]>,
+) {
     // SAFETY: the caller's contract is the body's; SSE2 is baseline.
-    unsafe { body::compress::<V4, G>(state, ptrs, blocks) }
+    unsafe { body::compress::<V4, G>(state, ptrs, blocks, last) }
 }
 
 /// [`body::transpose_only`] on `G` groups of four lanes.
