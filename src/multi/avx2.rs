@@ -6,7 +6,6 @@
 //! rotations add `b` to one shifted half at a time.
 
 use super::lane_vector::LaneVector;
-use super::{body, Ptrs, Soa};
 use core::arch::x86_64::*;
 
 /// Eight lanes. A value exists only where the CPU has AVX2: the unsafe
@@ -138,49 +137,5 @@ impl V8 {
     }
 }
 
-/// [`body::compress`] on `G` groups of eight lanes.
-///
-/// # Safety
-///
-/// The CPU has AVX2; `ptrs[i]` is valid for reads of `blocks * 64` bytes for
-/// each `i < 8 * G`.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn compress<const G: usize>(
-    state: &mut Soa,
-    ptrs: &Ptrs,
-    blocks: usize,
-    last: Option<&[u32; 16]>,
-) {
-    // SAFETY: the caller's contract is the body's, for `V8`'s AVX2.
-    unsafe { body::compress::<V8, G>(state, ptrs, blocks, last) }
-}
-
-/// [`body::transpose_only`] on `G` groups of eight lanes.
-///
-/// # Safety
-///
-/// As for [`compress`].
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
-    // SAFETY: as in `compress`.
-    unsafe { body::transpose_only::<V8, G>(ptrs, blocks) }
-}
-
-/// Returns `x` through an empty `asm!` block: see [`LaneVector::opaque`].
-/// A function of its own, because the register class needs the target
-/// feature, which the trait's methods cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn opaque(mut x: __m256i) -> __m256i {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} */",
-            inout(ymm_reg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+entry_points!(V8, "avx2");
+opaque_fn!(__m256i, ymm_reg, "avx2", "/* {0} */");

@@ -42,6 +42,47 @@ macro_rules! md5_steps {
     };
 }
 
+/// An ISA's two `#[target_feature(enable = $feature)]` entry points,
+/// `compress` and `transpose_only`, which instantiate [`compress`] and
+/// [`transpose_only`] for its lane vector `$v`. Everything they run is
+/// `#[inline(always)]`, so all of it is compiled with the feature.
+macro_rules! entry_points {
+    ($v:ty, $feature:literal) => {
+        /// [`body::compress`](super::body::compress) on `G` groups of this
+        /// ISA's vectors.
+        ///
+        /// # Safety
+        ///
+        /// The CPU has the target feature; `ptrs[i]` is valid for reads of
+        /// `blocks * 64` bytes for each `i < LANES * G`.
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn compress<const G: usize>(
+            state: &mut super::Soa,
+            ptrs: &super::Ptrs,
+            blocks: usize,
+            last: Option<&[u32; 16]>,
+        ) {
+            // SAFETY: the caller's contract is the body's, for this ISA.
+            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last) }
+        }
+
+        /// [`body::transpose_only`](super::body::transpose_only) on `G`
+        /// groups of this ISA's vectors.
+        ///
+        /// # Safety
+        ///
+        /// As for [`compress`].
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn transpose_only<const G: usize>(
+            ptrs: &super::Ptrs,
+            blocks: usize,
+        ) -> u32 {
+            // SAFETY: as in `compress`.
+            unsafe { super::body::transpose_only::<$v, G>(ptrs, blocks) }
+        }
+    };
+}
+
 /// The `G` groups' block at byte offset `off`, word-major per group.
 ///
 /// # Safety

@@ -134,38 +134,39 @@ impl Kernel {
         }
     }
 
-    /// Lanes of one group: the vector width in 32-bit lanes.
-    pub(crate) const fn group_lanes(self) -> usize {
+    /// Lanes of one group (the vector width in 32-bit lanes) and the
+    /// interleaved groups at full width.
+    ///
+    /// Two groups on every SIMD kernel, from `benches/multi.rs` on AMD Zen 3
+    /// (1-cycle vector latency): one group leaves the ALUs idle while a
+    /// step waits on the last, two fill them, three or four spill state to
+    /// the stack (16 registers hold about two groups' state and
+    /// temporaries) and run no faster, or slower. Fewer busy lanes run
+    /// fewer groups (see [`Kernel::compress`]).
+    const fn shape(self) -> (usize, usize) {
         match self {
-            Kernel::Portable => 1,
+            Kernel::Portable => (1, 1),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Sse2 => 4,
+            Kernel::Sse2 => (4, 2),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx2 => 8,
+            Kernel::Avx2 => (8, 2),
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
                 target_feature = "neon"
             ))]
-            Kernel::Neon => 4,
+            Kernel::Neon => (4, 2),
         }
+    }
+
+    /// Lanes of one group.
+    pub(crate) const fn group_lanes(self) -> usize {
+        self.shape().0
     }
 
     /// Interleaved groups at full width.
     pub(crate) const fn groups(self) -> usize {
-        match self {
-            Kernel::Portable => 1,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Sse2 => 2,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx2 => 2,
-            #[cfg(all(
-                target_arch = "aarch64",
-                target_endian = "little",
-                target_feature = "neon"
-            ))]
-            Kernel::Neon => 2,
-        }
+        self.shape().1
     }
 
     /// How many messages one call of [`Kernel::compress`] advances.

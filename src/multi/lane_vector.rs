@@ -144,3 +144,38 @@ macro_rules! binary_ops {
         )*
     };
 }
+
+/// An ISA's `opaque(x)`, for its [`LaneVector::opaque`]: `x` through an
+/// empty `asm!` block naming its register (class `$class`, operand template
+/// `$template`). A function of its own, with the target feature, because
+/// the register class needs the feature, which trait methods cannot enable.
+macro_rules! opaque_fn {
+    ($ty:ty, $class:ident, $feature:literal, $template:literal) => {
+        /// `x`, hidden from the optimiser: see [`LaneVector::opaque`].
+        #[cfg(not(miri))]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        fn opaque(mut x: $ty) -> $ty {
+            // SAFETY: the template is a comment; the block only names `x`'s
+            // register and changes no memory, flags or stack.
+            unsafe {
+                core::arch::asm!(
+                    $template,
+                    inout($class) x,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }
+    };
+}
+
+/// Runs intrinsics of an ISA that the target enables (SSE2 in `sse2.rs`,
+/// NEON in `neon.rs`), in a method of that ISA's lane vector.
+macro_rules! baseline {
+    ($e:expr) => {
+        // SAFETY: the calling module is built only where the target enables
+        // its ISA (see `kernel.rs`), so every CPU running it has the ISA.
+        unsafe { $e }
+    };
+}

@@ -52,27 +52,19 @@
 //! * `sse2.rs`, `avx2.rs`, `neon.rs`: one `LaneVector` impl and
 //!   `#[target_feature]` entry point per ISA; `portable.rs`: the fallback.
 
-// The SIMD kernels: the lane-vector trait and the body over it, built where
-// some ISA below implements it.
-#[cfg(any(
-    all(target_arch = "x86_64", target_feature = "sse2"),
-    all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        target_feature = "neon"
-    )
-))]
-#[macro_use]
-mod lane_vector;
-#[cfg(any(
-    all(target_arch = "x86_64", target_feature = "sse2"),
-    all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        target_feature = "neon"
-    )
-))]
-mod body;
+cfg_if::cfg_if! {
+    // The SIMD kernels: the lane-vector trait and the body over it, built
+    // where some ISA below implements it.
+    if #[cfg(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"),
+    ))] {
+        #[macro_use]
+        mod lane_vector;
+        #[macro_use]
+        mod body;
+    }
+}
 
 mod kernel;
 mod lanes;
