@@ -43,6 +43,7 @@ fn transpose4(r: [V8; 4]) -> [V8; 4] {
 
 impl LaneVector for V8 {
     const LANES: usize = 8;
+    const I_BY_SUB: bool = true;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -90,6 +91,7 @@ impl LaneVector for V8 {
 
     binary_ops!(avx2;
         add => _mm256_add_epi32,
+        sub => _mm256_sub_epi32,
         and => _mm256_and_si256,
         andnot => _mm256_andnot_si256,
         or => _mm256_or_si256,

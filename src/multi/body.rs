@@ -104,6 +104,28 @@ unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) ->
     m
 }
 
+/// `RC` with 1 taken off the constants of round 4, for lane vectors that
+/// compute `t + I` as a subtraction (see [`LaneVector::I_BY_SUB`]).
+const RC_I: [u32; 64] = {
+    let mut t = RC;
+    let mut k = 48;
+    while k < 64 {
+        t[k] = t[k].wrapping_sub(1);
+        k += 1;
+    }
+    t
+};
+
+/// The round constants `V` adds.
+#[inline(always)]
+fn rc_table<V: LaneVector>() -> &'static [u32; 64] {
+    if V::I_BY_SUB {
+        &RC_I
+    } else {
+        &RC
+    }
+}
+
 /// `x`, through an empty `asm!` block that LLVM must run where it stands
 /// (it is not `pure`) and cannot see through.
 #[inline(always)]
@@ -172,8 +194,9 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every
         // call of one or two blocks (short messages).
-        // SAFETY: `hide(0)` is 0, so `rc` points at `RC`.
-        let rc = unsafe { RC.as_ptr().add(hide(0)) };
+        // SAFETY: `hide(0)` is 0, so `rc` points at the 64 words of `RC`
+        // or `RC_I`.
+        let rc = unsafe { rc_table::<V>().as_ptr().add(hide(0)) };
         // One step of every group: a = b + rotl(a + m + K + OP(b, c, d), s).
         // What does not depend on `b` is summed first and hidden from the
         // optimiser, which would otherwise move `K`'s add onto the chain.
@@ -185,6 +208,15 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
                     let t = $a[g].add(m[g][$m]).add(unsafe { V::splat(*rc.add($k)) });
                     let t = step!(@$op, t, $b[g], $c[g], $d[g]);
                     $a[g] = V::add_rotl::<{ $s }, { 32 - $s }>(t, $b[g]);
+                }
+            };
+            (@I, $t:expr, $b:expr, $c:expr, $d:expr) => {
+                if V::I_BY_SUB {
+                    // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the
+                    // 1 taken off the round constant (`RC_I`).
+                    $t.opaque().sub($c.xor($b.andnot($d)))
+                } else {
+                    $t.opaque().add(V::logic::<I>($b, $c, $d))
                 }
             };
             (@G, $t:expr, $b:expr, $c:expr, $d:expr) => {

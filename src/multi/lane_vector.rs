@@ -29,6 +29,13 @@ pub(super) trait LaneVector: Copy {
     /// 32-bit lanes in one vector: messages per group.
     const LANES: usize;
 
+    /// Whether the body computes `t + I(b, c, d)` as `t - (c ^ (!b & d))`
+    /// with 1 taken off round 4's constants: `!x = -x - 1` turns `I`'s
+    /// `not`, `or`, `xor` and `add` into `andnot`, `xor` and `sub`, one
+    /// operation fewer and no all-ones register. For ISAs without an
+    /// or-not or a ternary-logic instruction, whose `I` takes three.
+    const I_BY_SUB: bool = false;
+
     /// Every lane `x`.
     ///
     /// # Safety
@@ -66,6 +73,8 @@ pub(super) trait LaneVector: Copy {
 
     /// Lane-wise wrapping `self + other`.
     fn add(self, other: Self) -> Self;
+    /// Lane-wise wrapping `self - other`.
+    fn sub(self, other: Self) -> Self;
     /// `self & other`.
     fn and(self, other: Self) -> Self;
     /// `!self & other`, x86's operand order.

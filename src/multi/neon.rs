@@ -72,6 +72,7 @@ impl LaneVector for V4 {
 
     binary_ops!(baseline;
         add => vaddq_u32,
+        sub => vsubq_u32,
         and => vandq_u32,
         or => vorrq_u32,
         xor => veorq_u32,

@@ -15,6 +15,7 @@ pub(super) struct V4(__m128i);
 
 impl LaneVector for V4 {
     const LANES: usize = 4;
+    const I_BY_SUB: bool = true;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -69,6 +70,7 @@ impl LaneVector for V4 {
 
     binary_ops!(baseline;
         add => _mm_add_epi32,
+        sub => _mm_sub_epi32,
         and => _mm_and_si128,
         andnot => _mm_andnot_si128,
         or => _mm_or_si128,
