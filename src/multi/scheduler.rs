@@ -54,6 +54,26 @@ pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
     let mut sched = Scheduler::new(kernel);
     let mut next = 0;
     loop {
+        // With every lane idle and a full set of messages to come: if they
+        // all have one whole-block length, they run as one kernel call
+        // with no bookkeeping; else they start in the lanes as below.
+        let width = sched.width;
+        if sched.busy() == 0 && inputs.len() - next >= width {
+            let mut msgs: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
+            for (m, input) in msgs.iter_mut().zip(&inputs[next..next + width]) {
+                *m = input.as_ref();
+            }
+            let len = msgs[0].len();
+            if len >= 64 && len.is_multiple_of(64) && msgs[..width].iter().all(|m| m.len() == len) {
+                sched.run_equal(&msgs[..width], &mut out[next..next + width]);
+            } else {
+                for (lane, m) in msgs[..width].iter().enumerate() {
+                    sched.start(lane, next + lane, m);
+                }
+            }
+            next += width;
+            continue;
+        }
         // Refill idle lanes with the next messages, lowest lanes first.
         while sched.idle != 0 && next < inputs.len() {
             let lane = sched.idle.trailing_zeros() as usize;
@@ -175,6 +195,38 @@ impl<'a> Scheduler<'a> {
         self.left[lane] = whole;
         // SAFETY: at most 128 bytes, within the lane's `BUF`.
         self.then[lane] = Then::Pad(unsafe { write_pad(dst, tail, len as u64) });
+    }
+
+    /// Hashes `msgs`, one per lane and all of one whole-block length, into
+    /// `out`: one kernel call over their blocks, then their padding block
+    /// from registers. Every lane is idle before and after.
+    fn run_equal(&mut self, msgs: &[&[u8]], out: &mut [[u8; 16]]) {
+        debug_assert!(msgs.len() == self.width && self.busy() == 0);
+        let len = msgs[0].len();
+        let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
+        for (p, m) in ptrs.iter_mut().zip(msgs) {
+            debug_assert_eq!(m.len(), len);
+            *p = m.as_ptr();
+        }
+        for (row, init) in self.state.s.iter_mut().zip(STATE_INIT) {
+            row[..msgs.len()].fill(init);
+        }
+        let bits = (len as u64).wrapping_mul(8);
+        let mut pad = [0u32; 16];
+        pad[0] = 0x80;
+        pad[14] = bits as u32;
+        pad[15] = (bits >> 32) as u32;
+        // SAFETY: `self.kernel` came from `Kernel::detect` or
+        // `Kernel::available` (see `digest_many_with`); all `self.width`
+        // lanes are used, each pointing at a message of `len` bytes, `len /
+        // 64` whole blocks.
+        unsafe {
+            self.kernel
+                .compress(&mut self.state, &ptrs, len / 64, msgs.len(), Some(&pad))
+        };
+        for (lane, o) in out.iter_mut().enumerate() {
+            *o = to_bytes(self.state.get(lane));
+        }
     }
 
     /// Whether the shared padding block serves a whole-block message of

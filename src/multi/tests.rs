@@ -54,7 +54,13 @@ fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
 fn kernel_compress_every_lane() {
     let mut rng = Rng(0x6d75_6c74_6901);
     for_each_kernel(|k| {
-        for w in 1..=k.lanes() {
+        // Under Miri, only the edges: one lane, one past a group, all.
+        let widths: Vec<usize> = if cfg!(miri) {
+            vec![1, (k.group_lanes() + 1).min(k.lanes()), k.lanes()]
+        } else {
+            (1..=k.lanes()).collect()
+        };
+        for w in widths {
             for blocks in 0..=5 / SHRINK.min(2) {
                 for with_last in [false, true] {
                     let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
