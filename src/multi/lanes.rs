@@ -28,7 +28,7 @@ const MAX_STREAMS: usize = 16;
 ///   untouched, so streams that ended (or have not started) simply pass `&[]`.
 ///
 /// Lanes of equal chunk lengths run fastest; give it at least
-/// [`lanes()`](lanes) streams to fill the kernel.
+/// [`lanes()`](fn@super::lanes) streams to fill the kernel.
 ///
 /// ```
 /// use md5::{Digest, Md5};
@@ -74,7 +74,7 @@ impl Lanes {
     /// The most streams one `Lanes` holds.
     pub const MAX: usize = MAX_STREAMS;
 
-    /// `count` fresh streams, hashed with the kernel of [`backend`].
+    /// `count` fresh streams, hashed with the kernel of [`backend`](super::backend).
     ///
     /// # Panics
     ///
