@@ -80,6 +80,8 @@ mod portable;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx512;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
 
 #[cfg(all(
@@ -91,9 +93,11 @@ mod neon;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 cpufeatures::new!(avx2_cpuid, "avx2");
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+cpufeatures::new!(avx512_cpuid, "avx512f", "avx512vl");
 
 /// The most lanes any kernel has, and the most streams a [`Lanes`] holds.
-const MAX_LANES: usize = 16;
+const MAX_LANES: usize = 64;
 
 /// Chaining values of up to [`MAX_LANES`] messages, word-major: `s[0]` holds
 /// the `a` word of every lane, so a kernel loads a whole row with one vector
@@ -140,6 +144,8 @@ pub(crate) enum Kernel {
     Sse2,
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     Avx2,
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    Avx512,
     #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
@@ -156,6 +162,8 @@ impl Kernel {
         Kernel::Sse2,
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         Kernel::Avx2,
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        Kernel::Avx512,
         #[cfg(all(
             target_arch = "aarch64",
             target_endian = "little",
@@ -201,6 +209,16 @@ impl Kernel {
                     avx2_cpuid::get()
                 }
             }
+            // `cpufeatures` also checks that the OS saves the opmask and
+            // `zmm` registers (XCR0).
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => {
+                if cfg!(miri) {
+                    cfg!(all(target_feature = "avx512f", target_feature = "avx512vl"))
+                } else {
+                    avx512_cpuid::get()
+                }
+            }
             // Built only where the target enables NEON (not on
             // aarch64-unknown-none-softfloat).
             #[cfg(all(
@@ -219,6 +237,8 @@ impl Kernel {
             Kernel::Sse2 => "sse2",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => "avx2",
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => "avx512",
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -236,6 +256,8 @@ impl Kernel {
             Kernel::Sse2 => sse2::LANES,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => avx2::LANES,
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => avx512::LANES,
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -294,6 +316,12 @@ impl Kernel {
             // SAFETY: as above.
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => unsafe { avx2::compress::<2>(state, ptrs, blocks) },
+            // SAFETY: a `Kernel::Avx512` value is only made after
+            // `avx512_cpuid` detected AVX-512F and VL (see `is_supported`);
+            // the caller vouches for `used` and for the pointers of all
+            // `LANES` lanes, of which `used` rounded up to 16 are read.
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => unsafe { avx512::compress(state, ptrs, blocks, used.max(1)) },
             // SAFETY: NEON is baseline on aarch64; the caller vouches for the
             // pointers of all `LANES` lanes, of which `4 * G` are read.
             #[cfg(all(
@@ -340,6 +368,11 @@ impl Kernel {
             // SAFETY: as in `Kernel::compress`.
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => Some(unsafe { avx2::transpose_only::<2>(ptrs, blocks) }),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => {
+                // SAFETY: as in `Kernel::compress`.
+                Some(unsafe { avx512::transpose_only::<{ avx512::GROUPS }>(ptrs, blocks) })
+            }
             // SAFETY: as in `Kernel::compress`.
             #[cfg(all(
                 target_arch = "aarch64",
