@@ -27,13 +27,14 @@
 //! # }
 //! ```
 //!
-//! The kernel is chosen at run time: AVX2 (16 lanes, two interleaved groups
-//! of 8) when the CPU has it, else SSE2 (8 lanes, two groups of 4) on
-//! `x86_64`; NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
-//! elsewhere a portable fallback that runs the single-stream backend once per
-//! message. Two groups hide the latency of MD5's step chain; when half the
-//! lanes or fewer have work, the kernel runs one group. There is no AVX-512
-//! kernel yet. The `force-soft` feature and `--cfg md5_backend="soft"` select
+//! The kernel is chosen at run time: on `x86_64`, AVX-512 (64 lanes, up to
+//! four interleaved groups of 16) when the CPU has AVX-512F and VL, else AVX2
+//! (16 lanes, two interleaved groups of 8) when it has that, else SSE2 (8
+//! lanes, two groups of 4); NEON (8 lanes, two groups of 4) on little-endian
+//! `aarch64`; and elsewhere a portable fallback that runs the single-stream
+//! backend once per message. Several groups hide the latency of MD5's step
+//! chain; when fewer lanes have work, the kernel runs fewer groups. The
+//! `force-soft` feature and `--cfg md5_backend="soft"` select
 //! the portable fallback here too, so that such a build runs no SIMD code.
 //! The SSE2 and NEON kernels are built only where the target enables those
 //! features, so targets without SIMD registers (`x86_64-unknown-none`,
@@ -398,8 +399,8 @@ fn kernel() -> Kernel {
     Kernel::detect()
 }
 
-/// Names the multi-buffer kernel this process runs: `"avx2"`, `"sse2"`,
-/// `"neon"` or `"portable"`.
+/// Names the multi-buffer kernel this process runs: `"avx512"`, `"avx2"`,
+/// `"sse2"`, `"neon"` or `"portable"`.
 ///
 /// `"portable"` means the fallback that hashes one message at a time with the
 /// single-stream backend ([`crate::backend`]); it is also what builds with
@@ -408,8 +409,8 @@ pub fn backend() -> &'static str {
     kernel().name()
 }
 
-/// How many messages the kernel of [`backend`] hashes side by side: 16 for
-/// AVX2, 8 for SSE2 and NEON, 1 for the portable fallback.
+/// How many messages the kernel of [`backend`] hashes side by side: 64 for
+/// AVX-512, 16 for AVX2, 8 for SSE2 and NEON, 1 for the portable fallback.
 ///
 /// A batch for [`digest_many`], or a [`Lanes`], of at least this many
 /// messages keeps every lane busy.
