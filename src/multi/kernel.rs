@@ -24,6 +24,12 @@ cpufeatures::new!(avx512_cpuid, "avx512f", "avx512vl");
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kernel {
     Portable,
+    /// Tests only: a kernel of that many groups of 16 lanes (AVX-512's
+    /// widths, 16 to 64) that computes each lane with the portable `soft`
+    /// backend, so that the scheduler and `Lanes` are tested at every
+    /// AVX-512 width on every host. Not in [`Kernel::ALL`].
+    #[cfg(test)]
+    SoftWide(usize),
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     Sse2,
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -90,6 +96,8 @@ impl Kernel {
     fn is_supported(self) -> bool {
         match self {
             Kernel::Portable => true,
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => (1..=4).contains(&groups),
             // Built only where the target enables SSE2 (every x86_64 target
             // with an FPU; not x86_64-unknown-none), so every CPU of the
             // target has it.
@@ -137,6 +145,8 @@ impl Kernel {
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Kernel::Portable => "portable",
+            #[cfg(test)]
+            Kernel::SoftWide(_) => "soft-wide (tests)",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => "sse2",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -156,6 +166,8 @@ impl Kernel {
     pub(crate) const fn group_lanes(self) -> usize {
         match self {
             Kernel::Portable => 1,
+            #[cfg(test)]
+            Kernel::SoftWide(_) => 16,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => 4,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -175,6 +187,8 @@ impl Kernel {
     pub(crate) const fn groups(self) -> usize {
         match self {
             Kernel::Portable => 1,
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => groups,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => 2,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -230,6 +244,8 @@ impl Kernel {
         unsafe {
             match self {
                 Kernel::Portable => portable::compress(state, ptrs, blocks),
+                #[cfg(test)]
+                Kernel::SoftWide(_) => soft_wide(state, ptrs, blocks, used),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 Kernel::Sse2 => with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks)),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -271,6 +287,8 @@ impl Kernel {
         let groups = self.groups();
         match self {
             Kernel::Portable => None,
+            #[cfg(test)]
+            Kernel::SoftWide(_) => None,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => {
                 // SAFETY: as in `Kernel::compress`.
@@ -305,5 +323,29 @@ impl Kernel {
                 Some(x)
             }
         }
+    }
+}
+
+/// [`Kernel::SoftWide`]'s compression: each lane of the groups of 16 that
+/// cover `used`, one at a time with the `soft` backend. Lanes from `used` on
+/// get a scrambled state: the contract says they hold garbage, and a caller
+/// that relied on them must fail.
+///
+/// # Safety
+///
+/// For each `i < used.next_multiple_of(16)`, `ptrs[i]` is valid for reads
+/// of `blocks * 64` bytes.
+#[cfg(test)]
+unsafe fn soft_wide(state: &mut Soa, ptrs: &Ptrs, blocks: usize, used: usize) {
+    for (lane, p) in ptrs.iter().enumerate().take(used.next_multiple_of(16)) {
+        // SAFETY: the caller vouches for `blocks * 64` readable bytes at
+        // this lane's pointer; `[u8; 64]` has alignment 1.
+        let data = unsafe { core::slice::from_raw_parts(p.cast::<[u8; 64]>(), blocks) };
+        let mut s = state.get(lane);
+        crate::compress::soft::compress(&mut s, data);
+        if lane >= used {
+            s = s.map(|x| !x ^ 0x5a5a_5a5a);
+        }
+        state.set(lane, s);
     }
 }
