@@ -403,6 +403,17 @@ def main():
               f"{count:2} messages: {len(trace):6} instructions, {len(ran):5} in "
               f"avx512::compress, {tern:3} vpternlogd and {rol:3} vprold "
               f"(2 blocks x {groups} groups x 64 steps), {in_avx2} in the AVX2 kernel")
+    # Two messages of 1000 bytes (16 blocks) in lanes 0 and 20 among 40 of
+    # 100 bytes (2 blocks): three groups for 2 blocks, then the scheduler
+    # gathers the two long ones into one group for the other 14.
+    trace = []
+    msgs = [rng.randbytes(1000 if i in (0, 20) else 100) for i in range(42)]
+    got = mm.digest_many(msgs, trace=trace)
+    ran = [dis.get(r, ["?"])[0] for r in trace if in_avx512(r)]
+    tern = ran.count("vpternlogd")
+    check(got == [md5(m) for m in msgs] and tern == (2 * 3 + 14 * 1) * 64,
+          f"2 long among 40 short messages: {tern} vpternlogd (2 blocks x 3 groups, "
+          f"then 14 blocks x 1 group, x 64 steps)")
 
     print("== negative control: every F step's vpternlogd immediate changed")
     bad_blob = bytearray(blob)

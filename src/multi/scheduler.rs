@@ -35,9 +35,9 @@ pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
                     sched.finish_alone(out);
                     break;
                 }
-                // Few messages left: gather them in the low lanes, where the
-                // kernel can run a narrower, cheaper form.
-                n if 2 * n <= sched.width => sched.compact(),
+                // Few messages left: gather them in the lowest groups, so
+                // that the kernel runs fewer.
+                n if n + sched.kernel.group_lanes() <= sched.width => sched.compact(),
                 _ => {}
             }
         }
@@ -169,18 +169,20 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    /// Moves busy lanes of the upper half into idle lanes of the lower half.
+    /// Moves the busy lanes into the fewest groups that hold them: those
+    /// above into idle lanes below. (With two groups, the upper half into the
+    /// lower half.)
     fn compact(&mut self) {
-        let half = self.width / 2;
+        let keep = self.active.next_multiple_of(self.kernel.group_lanes());
         let mut to = 0;
-        for from in half..self.width {
+        for from in keep..self.width {
             if self.index[from] == IDLE {
                 continue;
             }
             while self.index[to] != IDLE {
                 to += 1;
             }
-            debug_assert!(to < half);
+            debug_assert!(to < keep);
             self.index[to] = self.index[from];
             self.len[to] = self.len[from];
             self.rest[to] = self.rest[from];
