@@ -29,7 +29,7 @@ const MAX_STREAMS: usize = super::MAX_LANES;
 ///   untouched, so streams that ended (or have not started) simply pass `&[]`.
 ///
 /// Lanes of equal chunk lengths run fastest; give it at least
-/// [`lanes()`](lanes) streams to fill the kernel.
+/// [`lanes()`](super::lanes) streams to fill the kernel.
 ///
 /// ```
 /// use md5::{Digest, Md5};
@@ -75,7 +75,7 @@ impl Lanes {
     /// The most streams one `Lanes` holds.
     pub const MAX: usize = MAX_STREAMS;
 
-    /// `count` fresh streams, hashed with the kernel of [`backend`].
+    /// `count` fresh streams, hashed with the kernel of [`backend`](super::backend).
     ///
     /// # Panics
     ///
