@@ -46,15 +46,36 @@ fn lane_ptrs(data: &[u8], lanes: usize, blocks: usize) -> Ptrs {
     ptrs
 }
 
+/// The lanes of one interleaved group of kernel `name`; its full width is
+/// [`lanes`], a multiple of this.
+pub fn group_lanes(name: &str) -> usize {
+    kernel(name).group_lanes()
+}
+
 /// One raw kernel call over `blocks` blocks in each lane, lane `i`
 /// reading `data[i * blocks * 64..]`; returns a word of the state.
 pub fn compress(name: &str, data: &[u8], blocks: usize) -> u32 {
+    compress_lanes(name, data, blocks, lanes(name))
+}
+
+/// [`compress`] with only lanes `0..used` busy, so the kernel runs the
+/// fewest groups that cover them.
+///
+/// # Panics
+///
+/// If `used` is 0 or above [`lanes`], or as [`compress`].
+pub fn compress_lanes(name: &str, data: &[u8], blocks: usize, used: usize) -> u32 {
     let k = kernel(name);
+    assert!(
+        (1..=k.lanes()).contains(&used),
+        "md5::multi::__bench: {used} busy lanes of {}",
+        k.lanes()
+    );
     let ptrs = lane_ptrs(data, k.lanes(), blocks);
     let mut st = Soa::new();
-    // SAFETY: `k` is available; `lane_ptrs` checked that each lane has
-    // `blocks * 64` bytes.
-    unsafe { k.compress(&mut st, &ptrs, blocks, k.lanes()) };
+    // SAFETY: `k` is available and `1 <= used <= k.lanes()`; `lane_ptrs`
+    // checked that each of the kernel's lanes has `blocks * 64` bytes.
+    unsafe { k.compress(&mut st, &ptrs, blocks, used, None) };
     st.s[0][0]
 }
 

@@ -6,7 +6,6 @@
 //! rotations add `b` to one shifted half at a time.
 
 use super::lane_vector::LaneVector;
-use super::{body, Ptrs, Soa};
 use core::arch::x86_64::*;
 
 /// Eight lanes. A value exists only where the CPU has AVX2: the unsafe
@@ -44,6 +43,7 @@ fn transpose4(r: [V8; 4]) -> [V8; 4] {
 
 impl LaneVector for V8 {
     const LANES: usize = 8;
+    const I_BY_SUB: bool = true;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
@@ -72,12 +72,13 @@ impl LaneVector for V8 {
             // Lanes `j` and `j + 4` share a row: one plain 16-byte load
             // each, of bytes `off + 16 * q ..+ 16`, within the `off + 64`
             // the caller vouches for; `loadu` needs no alignment.
-            let r = core::array::from_fn(|j| {
-                avx2!(V8(_mm256_set_m128i(
+            let mut r = [m[0]; 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                *r = avx2!(V8(_mm256_set_m128i(
                     _mm_loadu_si128(p[j + 4].add(off + 16 * q).cast()),
                     _mm_loadu_si128(p[j].add(off + 16 * q).cast()),
-                )))
-            });
+                )));
+            }
             m[4 * q..4 * q + 4].copy_from_slice(&transpose4(r));
         }
         m
@@ -90,6 +91,7 @@ impl LaneVector for V8 {
 
     binary_ops!(avx2;
         add => _mm256_add_epi32,
+        sub => _mm256_sub_epi32,
         and => _mm256_and_si256,
         andnot => _mm256_andnot_si256,
         or => _mm256_or_si256,
@@ -137,44 +139,5 @@ impl V8 {
     }
 }
 
-/// [`body::compress`] on `G` groups of eight lanes.
-///
-/// # Safety
-///
-/// The CPU has AVX2; `ptrs[i]` is valid for reads of `blocks * 64` bytes for
-/// each `i < 8 * G`.
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
-    // SAFETY: the caller's contract is the body's, for `V8`'s AVX2.
-    unsafe { body::compress::<V8, G>(state, ptrs, blocks) }
-}
-
-/// [`body::transpose_only`] on `G` groups of eight lanes.
-///
-/// # Safety
-///
-/// As for [`compress`].
-#[target_feature(enable = "avx2")]
-pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
-    // SAFETY: as in `compress`.
-    unsafe { body::transpose_only::<V8, G>(ptrs, blocks) }
-}
-
-/// Returns `x` through an empty `asm!` block: see [`LaneVector::opaque`].
-/// A function of its own, because the register class needs the target
-/// feature, which the trait's methods cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn opaque(mut x: __m256i) -> __m256i {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} */",
-            inout(ymm_reg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+entry_points!(V8, "avx2");
+opaque_fn!(__m256i, ymm_reg, "avx2", "/* {0} */");

@@ -18,7 +18,6 @@
 //! choice: `ci/avx512-emu/mca.py` gives llvm-mca's static estimate.
 
 use super::lane_vector::{self, LaneVector};
-use super::{body, Ptrs, Soa};
 use core::arch::x86_64::*;
 
 /// Sixteen lanes. A value exists only where the CPU has AVX-512F and VL:
@@ -114,6 +113,7 @@ impl LaneVector for V16 {
 
     binary_ops!(avx512;
         add => _mm512_add_epi32,
+        sub => _mm512_sub_epi32,
         and => _mm512_and_si512,
         andnot => _mm512_andnot_si512,
         or => _mm512_or_si512,
@@ -146,44 +146,5 @@ impl LaneVector for V16 {
     }
 }
 
-/// [`body::compress`] on `G` groups of sixteen lanes.
-///
-/// # Safety
-///
-/// The CPU has AVX-512F and VL; `ptrs[i]` is valid for reads of `blocks *
-/// 64` bytes for each `i < 16 * G`.
-#[target_feature(enable = "avx512f,avx512vl")]
-pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
-    // SAFETY: the caller's contract is the body's, for `V16`'s AVX-512.
-    unsafe { body::compress::<V16, G>(state, ptrs, blocks) }
-}
-
-/// [`body::transpose_only`] on `G` groups of sixteen lanes.
-///
-/// # Safety
-///
-/// As for [`compress`].
-#[target_feature(enable = "avx512f,avx512vl")]
-pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
-    // SAFETY: as in `compress`.
-    unsafe { body::transpose_only::<V16, G>(ptrs, blocks) }
-}
-
-/// Returns `x` through an empty `asm!` block: see [`LaneVector::opaque`].
-/// A function of its own, because the register class needs the target
-/// feature, which the trait's methods cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn opaque(mut x: __m512i) -> __m512i {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} */",
-            inout(zmm_reg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+entry_points!(V16, "avx512f,avx512vl");
+opaque_fn!(__m512i, zmm_reg, "avx512f", "/* {0} */");

@@ -42,6 +42,47 @@ macro_rules! md5_steps {
     };
 }
 
+/// An ISA's two `#[target_feature(enable = $feature)]` entry points,
+/// `compress` and `transpose_only`, which instantiate [`compress`] and
+/// [`transpose_only`] for its lane vector `$v`. Everything they run is
+/// `#[inline(always)]`, so all of it is compiled with the feature.
+macro_rules! entry_points {
+    ($v:ty, $feature:literal) => {
+        /// [`body::compress`](super::body::compress) on `G` groups of this
+        /// ISA's vectors.
+        ///
+        /// # Safety
+        ///
+        /// The CPU has the target feature; `ptrs[i]` is valid for reads of
+        /// `blocks * 64` bytes for each `i < LANES * G`.
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn compress<const G: usize>(
+            state: &mut super::Soa,
+            ptrs: &super::Ptrs,
+            blocks: usize,
+            last: Option<&[u32; 16]>,
+        ) {
+            // SAFETY: the caller's contract is the body's, for this ISA.
+            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last) }
+        }
+
+        /// [`body::transpose_only`](super::body::transpose_only) on `G`
+        /// groups of this ISA's vectors.
+        ///
+        /// # Safety
+        ///
+        /// As for [`compress`].
+        #[target_feature(enable = $feature)]
+        pub(super) unsafe fn transpose_only<const G: usize>(
+            ptrs: &super::Ptrs,
+            blocks: usize,
+        ) -> u32 {
+            // SAFETY: as in `compress`.
+            unsafe { super::body::transpose_only::<$v, G>(ptrs, blocks) }
+        }
+    };
+}
+
 /// The `G` groups' block at byte offset `off`, word-major per group.
 ///
 /// # Safety
@@ -50,14 +91,63 @@ macro_rules! md5_steps {
 /// for each `i < V::LANES * G`.
 #[inline(always)]
 unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) -> [[V; 16]; G] {
-    // SAFETY: the caller's contract, group by group: group `g` reads lanes
-    // `V::LANES * g ..` of `ptrs`, which has `MAX_LANES >= V::LANES * G`
-    // entries (checked in `compress`).
-    core::array::from_fn(|g| unsafe { V::load_block(&ptrs[V::LANES * g..], off) })
+    // Loops, not `array::from_fn`: a closure is not inlined for sure, and
+    // out of line it would run without the ISA's target feature.
+    // SAFETY: the caller vouches for the ISA.
+    let mut m = [[unsafe { V::splat(0) }; 16]; G];
+    for (g, m) in m.iter_mut().enumerate() {
+        // SAFETY: the caller's contract: group `g` reads lanes `V::LANES *
+        // g ..` of `ptrs`, which has `MAX_LANES >= V::LANES * G` entries
+        // (checked in `compress`).
+        *m = unsafe { V::load_block(&ptrs[V::LANES * g..], off) };
+    }
+    m
+}
+
+/// `RC` with 1 taken off the constants of round 4, for lane vectors that
+/// compute `t + I` as a subtraction (see [`LaneVector::I_BY_SUB`]).
+const RC_I: [u32; 64] = {
+    let mut t = RC;
+    let mut k = 48;
+    while k < 64 {
+        t[k] = t[k].wrapping_sub(1);
+        k += 1;
+    }
+    t
+};
+
+/// The round constants `V` adds.
+#[inline(always)]
+fn rc_table<V: LaneVector>() -> &'static [u32; 64] {
+    if V::I_BY_SUB {
+        &RC_I
+    } else {
+        &RC
+    }
+}
+
+/// `x`, through an empty `asm!` block that LLVM must run where it stands
+/// (it is not `pure`) and cannot see through.
+#[inline(always)]
+fn hide(x: usize) -> usize {
+    #[cfg(not(miri))]
+    let x = {
+        let mut x = x;
+        // SAFETY: the template is a comment; the block only names `x`'s
+        // register and changes no memory, flags or stack.
+        unsafe {
+            core::arch::asm!("/* {0} */", inout(reg) x, options(nomem, nostack, preserves_flags))
+        };
+        x
+    };
+    x
 }
 
 /// Compresses `blocks` consecutive blocks from each of `ptrs[..V::LANES *
-/// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups.
+/// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups,
+/// then, if `last` is given, the block of those message words in every
+/// lane: the padding block that equal-length messages share, without loads
+/// or transposition.
 ///
 /// # Safety
 ///
@@ -68,35 +158,65 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     state: &mut Soa,
     ptrs: &Ptrs,
     blocks: usize,
+    last: Option<&[u32; 16]>,
 ) {
     const { assert!(G >= 1) };
     let w = V::LANES;
     assert!(w * G <= ptrs.len());
-    let row = |r: usize| -> [V; G] {
-        core::array::from_fn(|g| {
+    // SAFETY: the caller vouches for the ISA.
+    let zero = unsafe { V::splat(0) };
+    let mut abcd = [[zero; G]; 4];
+    for (v, row) in abcd.iter_mut().zip(&state.s) {
+        for (g, x) in v.iter_mut().enumerate() {
             // SAFETY: the caller vouches for the ISA; rows of `state` have
             // `MAX_LANES >= w * G` words (asserted above, as `ptrs` has as
             // many entries), so each group's `w` words are in bounds.
-            unsafe { V::load(state.s[r][w * g..].as_ptr()) }
-        })
-    };
-    let (mut a, mut b, mut c, mut d) = (row(0), row(1), row(2), row(3));
-    // SAFETY: the caller vouches for the ISA.
-    let rc = |k: usize| unsafe { V::splat(RC[k]) };
+            *x = unsafe { V::load(row[w * g..].as_ptr()) };
+        }
+    }
+    let [mut a, mut b, mut c, mut d] = abcd;
 
-    for blk in 0..blocks {
-        // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at
-        // each of the `w * G` pointers (caller).
-        let m: [[V; 16]; G] = unsafe { load_blocks(ptrs, blk * 64) };
+    for blk in 0..blocks + usize::from(last.is_some()) {
+        let m: [[V; 16]; G] = match last {
+            Some(words) if blk == blocks => {
+                let mut m = [zero; 16];
+                for (x, &w) in m.iter_mut().zip(words) {
+                    // SAFETY: the caller vouches for the ISA.
+                    *x = unsafe { V::splat(w) };
+                }
+                [m; G]
+            }
+            // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable
+            // at each of the `w * G` pointers (caller).
+            _ => unsafe { load_blocks(ptrs, blk * 64) },
+        };
+        // The round constants, read through a pointer LLVM cannot see
+        // through, anew in each block: left visible, all 64 are broadcast
+        // and spilled to the stack before the loop, work wasted on every
+        // call of one or two blocks (short messages).
+        // SAFETY: `hide(0)` is 0, so `rc` points at the 64 words of `RC`
+        // or `RC_I`.
+        let rc = unsafe { rc_table::<V>().as_ptr().add(hide(0)) };
         // One step of every group: a = b + rotl(a + m + K + OP(b, c, d), s).
         // What does not depend on `b` is summed first and hidden from the
         // optimiser, which would otherwise move `K`'s add onto the chain.
         macro_rules! step {
             ($op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
                 for g in 0..G {
-                    let t = $a[g].add(m[g][$m]).add(rc($k));
+                    // SAFETY: the caller vouches for the ISA; `rc` points
+                    // at the 64 words of `RC`.
+                    let t = $a[g].add(m[g][$m]).add(unsafe { V::splat(*rc.add($k)) });
                     let t = step!(@$op, t, $b[g], $c[g], $d[g]);
                     $a[g] = V::add_rotl::<{ $s }, { 32 - $s }>(t, $b[g]);
+                }
+            };
+            (@I, $t:expr, $b:expr, $c:expr, $d:expr) => {
+                if V::I_BY_SUB {
+                    // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the
+                    // 1 taken off the round constant (`RC_I`).
+                    $t.opaque().sub($c.xor($b.andnot($d)))
+                } else {
+                    $t.opaque().add(V::logic::<I>($b, $c, $d))
                 }
             };
             (@G, $t:expr, $b:expr, $c:expr, $d:expr) => {

@@ -27,7 +27,7 @@ pub(crate) enum Kernel {
     /// Tests only: a kernel of that many groups of 16 lanes (AVX-512's
     /// widths, 16 to 64) that computes each lane with the portable `soft`
     /// backend, so that the scheduler and `Lanes` are tested at every
-    /// AVX-512 width on every host. Not in [`Kernel::ALL`].
+    /// AVX-512 width on every x86_64 host. Not in [`Kernel::ALL`].
     #[cfg(test)]
     SoftWide(usize),
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -96,8 +96,6 @@ impl Kernel {
     fn is_supported(self) -> bool {
         match self {
             Kernel::Portable => true,
-            #[cfg(test)]
-            Kernel::SoftWide(groups) => (1..=4).contains(&groups),
             // Built only where the target enables SSE2 (every x86_64 target
             // with an FPU; not x86_64-unknown-none), so every CPU of the
             // target has it.
@@ -123,6 +121,8 @@ impl Kernel {
                     avx512_cpuid::get()
                 }
             }
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => (1..=4).contains(&groups),
             // Built only where the target enables NEON (not on
             // aarch64-unknown-none-softfloat).
             #[cfg(all(
@@ -145,14 +145,14 @@ impl Kernel {
     pub(crate) const fn name(self) -> &'static str {
         match self {
             Kernel::Portable => "portable",
-            #[cfg(test)]
-            Kernel::SoftWide(_) => "soft-wide (tests)",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => "sse2",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => "avx2",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx512 => "avx512",
+            #[cfg(test)]
+            Kernel::SoftWide(_) => "soft-wide (tests)",
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -162,48 +162,45 @@ impl Kernel {
         }
     }
 
-    /// Lanes of one group: the vector width in 32-bit lanes.
-    pub(crate) const fn group_lanes(self) -> usize {
+    /// Lanes of one group (the vector width in 32-bit lanes) and the
+    /// interleaved groups at full width.
+    ///
+    /// Two groups on every SIMD kernel, from `benches/multi.rs` on AMD Zen 3
+    /// (1-cycle vector latency): one group leaves the ALUs idle while a
+    /// step waits on the last, two fill them, three or four spill state to
+    /// the stack (16 registers hold about two groups' state and
+    /// temporaries) and run no faster, or slower. AVX-512 runs up to four
+    /// groups of 16, by reasoning and llvm-mca, not measurement (no AVX-512
+    /// machine was at hand; see `avx512.rs`). Fewer busy lanes run fewer
+    /// groups (see [`Kernel::compress`]).
+    const fn shape(self) -> (usize, usize) {
         match self {
-            Kernel::Portable => 1,
+            Kernel::Portable => (1, 1),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Sse2 => (4, 2),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx2 => (8, 2),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => (16, 4),
             #[cfg(test)]
-            Kernel::SoftWide(_) => 16,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Sse2 => 4,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx2 => 8,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx512 => 16,
+            Kernel::SoftWide(groups) => (16, groups),
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
                 target_feature = "neon"
             ))]
-            Kernel::Neon => 4,
+            Kernel::Neon => (4, 2),
         }
+    }
+
+    /// Lanes of one group.
+    pub(crate) const fn group_lanes(self) -> usize {
+        self.shape().0
     }
 
     /// Interleaved groups at full width.
     pub(crate) const fn groups(self) -> usize {
-        match self {
-            Kernel::Portable => 1,
-            #[cfg(test)]
-            Kernel::SoftWide(groups) => groups,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Sse2 => 2,
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx2 => 2,
-            // Four: see `avx512.rs` for why (not measured: no AVX-512
-            // machine was at hand).
-            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx512 => 4,
-            #[cfg(all(
-                target_arch = "aarch64",
-                target_endian = "little",
-                target_feature = "neon"
-            ))]
-            Kernel::Neon => 2,
-        }
+        self.shape().1
     }
 
     /// How many messages one call of [`Kernel::compress`] advances.
@@ -212,9 +209,10 @@ impl Kernel {
     }
 
     /// Compresses `blocks` consecutive 64-byte blocks starting at `ptrs[i]`
-    /// into lane `i` of `state`, for every `i < used`. It runs the fewest
-    /// groups that cover lanes `0..used`; the other lanes of those groups
-    /// are computed too, and their state is then garbage.
+    /// into lane `i` of `state`, for every `i < used`, then, if `last` is
+    /// given, the block of those message words in every lane. It runs the
+    /// fewest groups that cover lanes `0..used`; the other lanes of those
+    /// groups are computed too, and their state is then garbage.
     ///
     /// # Safety
     ///
@@ -235,7 +233,14 @@ impl Kernel {
         allow(unused_variables)
     )]
     #[inline]
-    pub(crate) unsafe fn compress(self, state: &mut Soa, ptrs: &Ptrs, blocks: usize, used: usize) {
+    pub(crate) unsafe fn compress(
+        self,
+        state: &mut Soa,
+        ptrs: &Ptrs,
+        blocks: usize,
+        used: usize,
+        last: Option<&[u32; 16]>,
+    ) {
         debug_assert!(1 <= used && used <= self.lanes());
         let groups = used.div_ceil(self.group_lanes());
         // SAFETY: in every arm, the caller vouches for the CPU (`self` was
@@ -243,23 +248,32 @@ impl Kernel {
         // pointers of the `groups * group_lanes` lanes the call reads.
         unsafe {
             match self {
-                Kernel::Portable => portable::compress(state, ptrs, blocks),
+                Kernel::Portable => portable::compress(state, ptrs, blocks, last),
                 #[cfg(test)]
-                Kernel::SoftWide(_) => soft_wide(state, ptrs, blocks, used),
+                Kernel::SoftWide(_) => soft_wide(state, ptrs, blocks, used, last),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                Kernel::Sse2 => with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks)),
-                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                Kernel::Avx2 => with_groups!(avx2::compress, groups, [1; 2], (state, ptrs, blocks)),
-                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-                Kernel::Avx512 => {
-                    with_groups!(avx512::compress, groups, [1, 2, 3; 4], (state, ptrs, blocks))
+                Kernel::Sse2 => {
+                    with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks, last))
                 }
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                Kernel::Avx2 => {
+                    with_groups!(avx2::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                }
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                Kernel::Avx512 => with_groups!(
+                    avx512::compress,
+                    groups,
+                    [1, 2, 3; 4],
+                    (state, ptrs, blocks, last)
+                ),
                 #[cfg(all(
                     target_arch = "aarch64",
                     target_endian = "little",
                     target_feature = "neon"
                 ))]
-                Kernel::Neon => with_groups!(neon::compress, groups, [1; 2], (state, ptrs, blocks)),
+                Kernel::Neon => {
+                    with_groups!(neon::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                }
             }
         }
     }
@@ -287,8 +301,6 @@ impl Kernel {
         let groups = self.groups();
         match self {
             Kernel::Portable => None,
-            #[cfg(test)]
-            Kernel::SoftWide(_) => None,
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => {
                 // SAFETY: as in `Kernel::compress`.
@@ -311,6 +323,8 @@ impl Kernel {
                 };
                 Some(x)
             }
+            #[cfg(test)]
+            Kernel::SoftWide(_) => None,
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -327,22 +341,36 @@ impl Kernel {
 }
 
 /// [`Kernel::SoftWide`]'s compression: each lane of the groups of 16 that
-/// cover `used`, one at a time with the `soft` backend. Lanes from `used` on
-/// get a scrambled state: the contract says they hold garbage, and a caller
-/// that relied on them must fail.
+/// cover `used`, one at a time with the `soft` backend, then the block of
+/// the words `last`, if given. Lanes from `used` on get a scrambled state:
+/// the contract says they hold garbage, and a caller that relied on them
+/// must fail.
 ///
 /// # Safety
 ///
 /// For each `i < used.next_multiple_of(16)`, `ptrs[i]` is valid for reads
 /// of `blocks * 64` bytes.
 #[cfg(test)]
-unsafe fn soft_wide(state: &mut Soa, ptrs: &Ptrs, blocks: usize, used: usize) {
+unsafe fn soft_wide(
+    state: &mut Soa,
+    ptrs: &Ptrs,
+    blocks: usize,
+    used: usize,
+    last: Option<&[u32; 16]>,
+) {
+    let mut tail = [0u8; 64];
+    for (b, w) in tail.chunks_exact_mut(4).zip(last.into_iter().flatten()) {
+        b.copy_from_slice(&w.to_le_bytes());
+    }
     for (lane, p) in ptrs.iter().enumerate().take(used.next_multiple_of(16)) {
         // SAFETY: the caller vouches for `blocks * 64` readable bytes at
         // this lane's pointer; `[u8; 64]` has alignment 1.
         let data = unsafe { core::slice::from_raw_parts(p.cast::<[u8; 64]>(), blocks) };
         let mut s = state.get(lane);
         crate::compress::soft::compress(&mut s, data);
+        if last.is_some() {
+            crate::compress::soft::compress(&mut s, &[tail]);
+        }
         if lane >= used {
             s = s.map(|x| !x ^ 0x5a5a_5a5a);
         }

@@ -29,6 +29,13 @@ pub(super) trait LaneVector: Copy {
     /// 32-bit lanes in one vector: messages per group.
     const LANES: usize;
 
+    /// Whether the body computes `t + I(b, c, d)` as `t - (c ^ (!b & d))`
+    /// with 1 taken off round 4's constants: `!x = -x - 1` turns `I`'s
+    /// `not`, `or`, `xor` and `add` into `andnot`, `xor` and `sub`, one
+    /// operation fewer and no all-ones register. For ISAs without an
+    /// or-not or a ternary-logic instruction, whose `I` takes three.
+    const I_BY_SUB: bool = false;
+
     /// Every lane `x`.
     ///
     /// # Safety
@@ -66,6 +73,8 @@ pub(super) trait LaneVector: Copy {
 
     /// Lane-wise wrapping `self + other`.
     fn add(self, other: Self) -> Self;
+    /// Lane-wise wrapping `self - other`.
+    fn sub(self, other: Self) -> Self;
     /// `self & other`.
     fn and(self, other: Self) -> Self;
     /// `!self & other`, x86's operand order.
@@ -142,5 +151,40 @@ macro_rules! binary_ops {
                 Self($isa!($intrinsic(self.0, other.0)))
             }
         )*
+    };
+}
+
+/// An ISA's `opaque(x)`, for its [`LaneVector::opaque`]: `x` through an
+/// empty `asm!` block naming its register (class `$class`, operand template
+/// `$template`). A function of its own, with the target feature, because
+/// the register class needs the feature, which trait methods cannot enable.
+macro_rules! opaque_fn {
+    ($ty:ty, $class:ident, $feature:literal, $template:literal) => {
+        /// `x`, hidden from the optimiser: see [`LaneVector::opaque`].
+        #[cfg(not(miri))]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        fn opaque(mut x: $ty) -> $ty {
+            // SAFETY: the template is a comment; the block only names `x`'s
+            // register and changes no memory, flags or stack.
+            unsafe {
+                core::arch::asm!(
+                    $template,
+                    inout($class) x,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }
+    };
+}
+
+/// Runs intrinsics of an ISA that the target enables (SSE2 in `sse2.rs`,
+/// NEON in `neon.rs`), in a method of that ISA's lane vector.
+macro_rules! baseline {
+    ($e:expr) => {
+        // SAFETY: the calling module is built only where the target enables
+        // its ISA (see `kernel.rs`), so every CPU running it has the ISA.
+        unsafe { $e }
     };
 }

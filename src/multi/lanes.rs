@@ -175,7 +175,7 @@ impl Lanes {
                 // of lanes. Each lane with data points at `n * 64`
                 // or more bytes of its chunk; every other lane got the
                 // pointer `any` of such a lane.
-                unsafe { self.kernel.compress(&mut st, &ptrs, n, group) };
+                unsafe { self.kernel.compress(&mut st, &ptrs, n, group, None) };
                 for (j, r) in rest[..group].iter_mut().enumerate() {
                     if r.is_empty() {
                         // The kernel ran this idle lane over another lane's

@@ -38,41 +38,34 @@
 //! The SSE2 and NEON kernels are built only where the target enables those
 //! features, so targets without SIMD registers (`x86_64-unknown-none`,
 //! `aarch64-unknown-none-softfloat`) get the portable fallback.
-
 //!
 //! # Layout
 //!
-//! * this file: the public functions;
+//! * `mod.rs` (this file): the public functions and the lane arrays;
 //! * `scheduler.rs`: [`digest_many_into`]'s lane scheduler and padding;
 //! * `lanes.rs`: [`Lanes`];
-//! * `kernel.rs`: the kernels of this target, run-time choice and group
-//!   counts;
-//! * `body.rs`: the kernel body, MD5's 64 steps written once over
-//!   `lane_vector.rs`'s `LaneVector` trait;
-//! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one `LaneVector` impl and
-//!   `#[target_feature]` entry point per ISA; `portable.rs`: the fallback.
+//! * `kernel.rs`: the kernels of this target, their run-time choice and
+//!   group counts;
+//! * `body.rs`: the kernel body, MD5's 64 steps written once, generic over
+//!   the lane vector of `lane_vector.rs` and the number of groups;
+//! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
+//!   ISA, with its own tricks, and its `#[target_feature]` entry points;
+//!   `portable.rs`: the fallback;
+//! * `__bench.rs`: hidden hooks for `benches/multi.rs`; `tests.rs`.
 
-// The SIMD kernels: the lane-vector trait and the body over it, built where
-// some ISA below implements it.
-#[cfg(any(
-    all(target_arch = "x86_64", target_feature = "sse2"),
-    all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        target_feature = "neon"
-    )
-))]
-#[macro_use]
-mod lane_vector;
-#[cfg(any(
-    all(target_arch = "x86_64", target_feature = "sse2"),
-    all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        target_feature = "neon"
-    )
-))]
-mod body;
+cfg_if::cfg_if! {
+    // The SIMD kernels: the lane-vector trait and the body over it, built
+    // where some ISA below implements it.
+    if #[cfg(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"),
+    ))] {
+        #[macro_use]
+        mod lane_vector;
+        #[macro_use]
+        mod body;
+    }
+}
 
 mod kernel;
 mod lanes;

@@ -7,7 +7,6 @@
 //! makes a rotation in two.
 
 use super::lane_vector::{self, LaneVector};
-use super::{body, Ptrs, Soa};
 use core::arch::aarch64::*;
 
 /// Four lanes. NEON is baseline where this module is built (see
@@ -15,52 +14,44 @@ use core::arch::aarch64::*;
 #[derive(Clone, Copy)]
 pub(super) struct V4(uint32x4_t);
 
-/// Runs NEON intrinsics, in a method of [`V4`].
-macro_rules! neon {
-    ($e:expr) => {
-        // SAFETY: this module is built only where the target enables NEON,
-        // so the CPU has it.
-        unsafe { $e }
-    };
-}
-
 impl LaneVector for V4 {
     const LANES: usize = 4;
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
-        Self(neon!(vdupq_n_u32(x)))
+        Self(baseline!(vdupq_n_u32(x)))
     }
 
     #[inline(always)]
     unsafe fn load(src: *const u32) -> Self {
         // The caller vouches for 16 readable bytes; `vld1q` needs only the
         // element alignment, which a `*const u32` has.
-        Self(neon!(vld1q_u32(src)))
+        Self(baseline!(vld1q_u32(src)))
     }
 
     #[inline(always)]
     fn store(self, dst: &mut [u32]) {
         let dst = &mut dst[..4];
         // 16 bytes fit in `dst`.
-        neon!(vst1q_u32(dst.as_mut_ptr(), self.0))
+        baseline!(vst1q_u32(dst.as_mut_ptr(), self.0))
     }
 
     #[inline(always)]
     unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
         let p = &ptrs[..4];
-        let mut m = [V4(neon!(vdupq_n_u32(0))); 16];
+        let mut m = [V4(baseline!(vdupq_n_u32(0))); 16];
         for q in 0..4 {
             // Row `j`: words `4q..4q + 4` of lane `j`, bytes `off + 16 * q
             // ..+ 16`, within the `off + 64` the caller vouches for; byte
             // loads need no alignment, and the target is little-endian, so
             // the bytes form MD5's words.
-            let r: [uint32x4_t; 4] = core::array::from_fn(|j| {
-                neon!(vreinterpretq_u32_u8(vld1q_u8(p[j].add(off + 16 * q))))
-            });
+            let mut r = [m[0].0; 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                *r = baseline!(vreinterpretq_u32_u8(vld1q_u8(p[j].add(off + 16 * q))));
+            }
             // Transpose: t0 = r0w0 r1w0 r0w2 r1w2, t1 = r0w1 r1w1 r0w3 r1w3,
             // likewise t2, t3 of r2, r3; result `w` holds word `4q + w`.
-            neon!({
+            baseline!({
                 let t0 = vreinterpretq_u64_u32(vtrn1q_u32(r[0], r[1]));
                 let t1 = vreinterpretq_u64_u32(vtrn2q_u32(r[0], r[1]));
                 let t2 = vreinterpretq_u64_u32(vtrn1q_u32(r[2], r[3]));
@@ -76,11 +67,12 @@ impl LaneVector for V4 {
 
     #[inline(always)]
     fn first(self) -> u32 {
-        neon!(vgetq_lane_u32::<0>(self.0))
+        baseline!(vgetq_lane_u32::<0>(self.0))
     }
 
-    binary_ops!(neon;
+    binary_ops!(baseline;
         add => vaddq_u32,
+        sub => vsubq_u32,
         and => vandq_u32,
         or => vorrq_u32,
         xor => veorq_u32,
@@ -89,24 +81,27 @@ impl LaneVector for V4 {
     #[inline(always)]
     fn andnot(self, other: Self) -> Self {
         // BIC computes `other & !self`.
-        Self(neon!(vbicq_u32(other.0, self.0)))
+        Self(baseline!(vbicq_u32(other.0, self.0)))
     }
 
     #[inline(always)]
     fn rotl<const L: i32, const R: i32>(self) -> Self {
-        Self(neon!(vsriq_n_u32::<R>(vshlq_n_u32::<L>(self.0), self.0)))
+        Self(baseline!(vsriq_n_u32::<R>(
+            vshlq_n_u32::<L>(self.0),
+            self.0
+        )))
     }
 
     #[inline(always)]
     fn logic<const IMM: i32>(a: Self, b: Self, c: Self) -> Self {
         match IMM {
             // (a & b) | (!a & c) is a bit select on a.
-            lane_vector::F => Self(neon!(vbslq_u32(a.0, b.0, c.0))),
+            lane_vector::F => Self(baseline!(vbslq_u32(a.0, b.0, c.0))),
             // (a & c) | (b & !c) is a bit select on c.
-            lane_vector::G => Self(neon!(vbslq_u32(c.0, a.0, b.0))),
+            lane_vector::G => Self(baseline!(vbslq_u32(c.0, a.0, b.0))),
             lane_vector::H => a.xor(b).xor(c),
             // b ^ (a | !c), with or-not.
-            lane_vector::I => Self(neon!(veorq_u32(b.0, vornq_u32(a.0, c.0)))),
+            lane_vector::I => Self(baseline!(veorq_u32(b.0, vornq_u32(a.0, c.0)))),
             _ => unreachable!("neon::V4::logic: no form for {IMM:#x}"),
         }
     }
@@ -120,39 +115,9 @@ impl LaneVector for V4 {
     #[cfg(not(miri))]
     #[inline(always)]
     fn opaque(self) -> Self {
-        let mut x = self.0;
-        // SAFETY: the template is a comment; the block only names `x`'s
-        // register and changes no memory, flags or stack.
-        unsafe {
-            core::arch::asm!(
-                "/* {0:v} */",
-                inout(vreg) x,
-                options(pure, nomem, nostack, preserves_flags)
-            )
-        };
-        Self(x)
+        Self(baseline!(opaque(self.0)))
     }
 }
 
-/// [`body::compress`] on `G` groups of four lanes.
-///
-/// # Safety
-///
-/// `ptrs[i]` is valid for reads of `blocks * 64` bytes for each `i < 4 *
-/// G`. (NEON itself is baseline here.)
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
-    // SAFETY: the caller's contract is the body's; NEON is baseline.
-    unsafe { body::compress::<V4, G>(state, ptrs, blocks) }
-}
-
-/// [`body::transpose_only`] on `G` groups of four lanes.
-///
-/// # Safety
-///
-/// As for [`compress`].
-#[target_feature(enable = "neon")]
-pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
-    // SAFETY: as in `compress`.
-    unsafe { body::transpose_only::<V4, G>(ptrs, blocks) }
-}
+entry_points!(V4, "neon");
+opaque_fn!(uint32x4_t, vreg, "neon", "/* {0:v} */");

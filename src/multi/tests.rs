@@ -56,47 +56,83 @@ fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
 }
 
 /// The raw kernel, lane by lane, against the single-stream backend: a
-/// different random state and message in every lane, in its full and
-/// its narrow (one group) form.
+/// different random state and message in every lane, for every count of
+/// busy lanes (so every group count runs), with and without a shared last
+/// block.
 #[test]
 fn kernel_compress_every_lane() {
     let mut rng = Rng(0x6d75_6c74_6901);
     for_each_kernel(|k| {
-        for (w, blocks) in [k.lanes(), k.lanes().div_ceil(2)]
-            .into_iter()
-            .flat_map(|w| (0..=5).map(move |b| (w, b)))
-        {
-            let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
-            let mut st = Soa::new();
-            let mut want = Vec::new();
-            for (lane, msg) in msgs.iter().enumerate() {
-                let init = [0; 4].map(|_: u32| rng.next() as u32);
-                st.set(lane, init);
-                let mut s = init;
-                compress::compress(&mut s, msg.as_chunks::<64>().0);
-                want.push(s);
-            }
-            let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
-            for (p, msg) in ptrs.iter_mut().zip(&msgs) {
-                *p = msg.as_ptr();
-            }
-            // Lanes past `w` read lane 0's message.
-            for p in ptrs.iter_mut().skip(w) {
-                *p = msgs[0].as_ptr();
-            }
-            // SAFETY: the kernel is available and `w <= k.lanes()`; each
-            // lane points at a message of `64 * blocks` bytes.
-            unsafe { k.compress(&mut st, &ptrs, blocks, w) };
-            for (lane, want) in want.iter().enumerate() {
-                assert_eq!(
-                    st.get(lane),
-                    *want,
-                    "{} lane {lane} of {w}, {blocks} blocks",
-                    k.name()
-                );
+        // Under Miri, only the edges: one lane, one past a group, all.
+        let widths: Vec<usize> = if cfg!(miri) {
+            vec![1, (k.group_lanes() + 1).min(k.lanes()), k.lanes()]
+        } else {
+            (1..=k.lanes()).collect()
+        };
+        for w in widths {
+            for blocks in 0..=5 / SHRINK.min(2) {
+                for with_last in [false, true] {
+                    let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
+                    let last_block = rng.bytes(64);
+                    let mut last = [0u32; 16];
+                    for (x, b) in last.iter_mut().zip(last_block.chunks_exact(4)) {
+                        *x = u32::from_le_bytes(b.try_into().unwrap());
+                    }
+                    let mut st = Soa::new();
+                    let mut want = Vec::new();
+                    for (lane, msg) in msgs.iter().enumerate() {
+                        let init = [0; 4].map(|_: u32| rng.next() as u32);
+                        st.set(lane, init);
+                        let mut s = init;
+                        compress::compress(&mut s, msg.as_chunks::<64>().0);
+                        if with_last {
+                            compress::compress(&mut s, last_block.as_chunks::<64>().0);
+                        }
+                        want.push(s);
+                    }
+                    let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
+                    for (p, msg) in ptrs.iter_mut().zip(&msgs) {
+                        *p = msg.as_ptr();
+                    }
+                    // Lanes past `w` read lane 0's message.
+                    for p in ptrs.iter_mut().skip(w) {
+                        *p = msgs[0].as_ptr();
+                    }
+                    // SAFETY: the kernel is available and `1 <= w <=
+                    // k.lanes()`; each lane points at a message of `64 *
+                    // blocks` bytes.
+                    unsafe { k.compress(&mut st, &ptrs, blocks, w, with_last.then_some(&last)) };
+                    for (lane, want) in want.iter().enumerate() {
+                        assert_eq!(
+                            st.get(lane),
+                            *want,
+                            "{} lane {lane} of {w}, {blocks} blocks, last block: {with_last}",
+                            k.name()
+                        );
+                    }
+                }
             }
         }
     });
+}
+
+/// Batches of equal lengths, whole blocks or not, where every lane ends
+/// its message in the same kernel call (the shared padding block), and the
+/// same with a message of another whole-block length among them.
+#[test]
+fn kernels_equal_lengths() {
+    let mut rng = Rng(0x6d75_6c74_6906);
+    for len in [64, 128, 192, 256, 320, 1024 / SHRINK, 100, 1000] {
+        for count in [1, 2, 7, 8, 16, 17, 33, 64, 100] {
+            let mut inputs: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes(len)).collect();
+            for_each_kernel(|k| check(k, &inputs));
+            if count > 2 {
+                inputs[count / 2] = rng.bytes(len + 64);
+                inputs[1] = rng.bytes(64);
+                for_each_kernel(|k| check(k, &inputs));
+            }
+        }
+    }
 }
 
 /// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
