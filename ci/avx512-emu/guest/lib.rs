@@ -124,8 +124,8 @@ pub unsafe extern "C" fn guest_lanes(
     written
 }
 
-// The blob links no C library: the two memory routines the compiler calls,
-// as one string instruction each.
+// The blob links no C library: the memory routines the compiler calls, as
+// string instructions.
 
 /// # Safety
 ///
@@ -162,6 +162,36 @@ pub unsafe extern "C" fn memset(dst: *mut u8, c: i32, n: usize) -> *mut u8 {
             inout("rdi") dst => _,
             in("al") c as u8,
             options(nostack, preserves_flags)
+        )
+    };
+    dst
+}
+
+/// # Safety
+///
+/// As C's `memmove`: `n` bytes readable at `src`, writable at `dst`; the
+/// ranges may overlap.
+#[no_mangle]
+pub unsafe extern "C" fn memmove(dst: *mut u8, src: *const u8, n: usize) -> *mut u8 {
+    if (dst as usize).wrapping_sub(src as usize) >= n {
+        // `dst` is below `src` or past its end: a forward copy reads each
+        // byte before it is overwritten.
+        // SAFETY: as in `memcpy`, whose forward order this case allows.
+        return unsafe { memcpy(dst, src, n) };
+    }
+    // SAFETY: `dst` lies inside `src .. src + n`: `rep movsb` with the
+    // direction flag set copies from the last byte down, so each byte is
+    // read before it is overwritten; `cld` restores the flag the ABI wants
+    // clear. Only the ranges the caller vouches for are touched.
+    unsafe {
+        core::arch::asm!(
+            "std",
+            "rep movsb",
+            "cld",
+            inout("rcx") n => _,
+            inout("rdi") dst.wrapping_add(n).wrapping_sub(1) => _,
+            inout("rsi") src.wrapping_add(n).wrapping_sub(1) => _,
+            options(nostack)
         )
     };
     dst
