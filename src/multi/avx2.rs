@@ -45,24 +45,7 @@ impl LaneVector for V8 {
     const LANES: usize = 8;
     const I_BY_SUB: bool = true;
 
-    #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        Self(avx2!(_mm256_set1_epi32(x as i32)))
-    }
-
-    #[inline(always)]
-    unsafe fn load(src: *const u32) -> Self {
-        // The caller vouches for 32 readable bytes; `loadu` needs no
-        // alignment.
-        Self(avx2!(_mm256_loadu_si256(src.cast())))
-    }
-
-    #[inline(always)]
-    fn store(self, dst: &mut [u32]) {
-        let dst = &mut dst[..8];
-        // 32 bytes fit in `dst`; `storeu` needs no alignment.
-        avx2!(_mm256_storeu_si256(dst.as_mut_ptr().cast(), self.0))
-    }
+    x86_moves!(avx2, 8; _mm256_set1_epi32, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_cvtsi256_si32);
 
     #[inline(always)]
     unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
@@ -82,11 +65,6 @@ impl LaneVector for V8 {
             m[4 * q..4 * q + 4].copy_from_slice(&transpose4(r));
         }
         m
-    }
-
-    #[inline(always)]
-    fn first(self) -> u32 {
-        avx2!(_mm256_cvtsi256_si32(self.0)) as u32
     }
 
     binary_ops!(avx2;

@@ -188,3 +188,35 @@ macro_rules! baseline {
         unsafe { $e }
     };
 }
+
+/// The x86 lane vector's constructors, store and lane 0, for a newtype over
+/// `__m128i` or `__m256i` of `$lanes` lanes: the intrinsics differ only in
+/// name between SSE2 and AVX2.
+#[cfg(target_arch = "x86_64")]
+macro_rules! x86_moves {
+    ($isa:ident, $lanes:literal; $set1:ident, $loadu:ident, $storeu:ident, $cvt:ident) => {
+        #[inline(always)]
+        unsafe fn splat(x: u32) -> Self {
+            Self($isa!($set1(x as i32)))
+        }
+
+        #[inline(always)]
+        unsafe fn load(src: *const u32) -> Self {
+            // The caller vouches for `4 * $lanes` readable bytes; `loadu`
+            // needs no alignment.
+            Self($isa!($loadu(src.cast())))
+        }
+
+        #[inline(always)]
+        fn store(self, dst: &mut [u32]) {
+            let dst = &mut dst[..$lanes];
+            // `4 * $lanes` bytes fit in `dst`; `storeu` needs no alignment.
+            $isa!($storeu(dst.as_mut_ptr().cast(), self.0))
+        }
+
+        #[inline(always)]
+        fn first(self) -> u32 {
+            $isa!($cvt(self.0)) as u32
+        }
+    };
+}

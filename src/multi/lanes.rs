@@ -29,7 +29,7 @@ const MAX_STREAMS: usize = super::MAX_LANES;
 ///   untouched, so streams that ended (or have not started) simply pass `&[]`.
 ///
 /// Lanes of equal chunk lengths run fastest; give it at least
-/// [`lanes()`](super::lanes) streams to fill the kernel.
+/// [`lanes()`](fn@super::lanes) streams to fill the kernel.
 ///
 /// ```
 /// use md5::{Digest, Md5};

@@ -13,7 +13,7 @@
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
 //!   per stream and call, for example several large files read piece by piece
 //!   on one core, and finishes each stream on its own.
-//! * [`backend`] and [`lanes`] name the kernel in use and its width.
+//! * [`backend`] and [`lanes`](fn@lanes) name the kernel in use and its width.
 //!
 //! ```
 //! # #[cfg(feature = "std")] {

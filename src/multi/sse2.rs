@@ -17,24 +17,7 @@ impl LaneVector for V4 {
     const LANES: usize = 4;
     const I_BY_SUB: bool = true;
 
-    #[inline(always)]
-    unsafe fn splat(x: u32) -> Self {
-        Self(baseline!(_mm_set1_epi32(x as i32)))
-    }
-
-    #[inline(always)]
-    unsafe fn load(src: *const u32) -> Self {
-        // The caller vouches for 16 readable bytes; `loadu` needs no
-        // alignment.
-        Self(baseline!(_mm_loadu_si128(src.cast())))
-    }
-
-    #[inline(always)]
-    fn store(self, dst: &mut [u32]) {
-        let dst = &mut dst[..4];
-        // 16 bytes fit in `dst`; `storeu` needs no alignment.
-        baseline!(_mm_storeu_si128(dst.as_mut_ptr().cast(), self.0))
-    }
+    x86_moves!(baseline, 4; _mm_set1_epi32, _mm_loadu_si128, _mm_storeu_si128, _mm_cvtsi128_si32);
 
     #[inline(always)]
     unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
@@ -61,11 +44,6 @@ impl LaneVector for V4 {
             m[4 * q + 3] = V4(baseline!(_mm_unpackhi_epi64(t1, t3)));
         }
         m
-    }
-
-    #[inline(always)]
-    fn first(self) -> u32 {
-        baseline!(_mm_cvtsi128_si32(self.0)) as u32
     }
 
     binary_ops!(baseline;
