@@ -92,16 +92,19 @@ macro_rules! entry_points {
 #[inline(always)]
 unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) -> [[V; 16]; G] {
     // Loops, not `array::from_fn`: a closure is not inlined for sure, and
-    // out of line it would run without the ISA's target feature.
-    // SAFETY: the caller vouches for the ISA.
-    let mut m = [[unsafe { V::splat(0) }; 16]; G];
-    for (g, m) in m.iter_mut().enumerate() {
+    // out of line it would run without the ISA's target feature. Not
+    // zero-filled first: with AVX-512's three or four groups (768 bytes and
+    // more) LLVM fills it with a call to `memset` in the block loop.
+    let mut m = core::mem::MaybeUninit::<[[V; 16]; G]>::uninit();
+    let rows = m.as_mut_ptr().cast::<[V; 16]>();
+    for g in 0..G {
         // SAFETY: the caller's contract: group `g` reads lanes `V::LANES *
         // g ..` of `ptrs`, which has `MAX_LANES >= V::LANES * G` entries
-        // (checked in `compress`).
-        *m = unsafe { V::load_block(&ptrs[V::LANES * g..], off) };
+        // (checked in `compress`). Row `g < G` of `m` is in bounds.
+        unsafe { rows.add(g).write(V::load_block(&ptrs[V::LANES * g..], off)) };
     }
-    m
+    // SAFETY: the loop wrote each of the `G` rows.
+    unsafe { m.assume_init() }
 }
 
 /// `RC` with 1 taken off the constants of round 4, for lane vectors that

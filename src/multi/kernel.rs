@@ -4,7 +4,7 @@
 use super::{portable, Ptrs, Soa};
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-use super::{avx2, sse2};
+use super::{avx2, avx512, sse2};
 
 #[cfg(all(
     target_arch = "aarch64",
@@ -15,6 +15,8 @@ use super::neon;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 cpufeatures::new!(avx2_cpuid, "avx2");
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+cpufeatures::new!(avx512_cpuid, "avx512f", "avx512vl");
 
 /// A multi-buffer kernel. A value of this type other than `Portable` is only
 /// made by [`Kernel::detect`] or [`Kernel::available`], after checking that
@@ -22,10 +24,18 @@ cpufeatures::new!(avx2_cpuid, "avx2");
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kernel {
     Portable,
+    /// Tests only: a kernel of that many groups of 16 lanes (AVX-512's
+    /// widths, 16 to 64) that computes each lane with the portable `soft`
+    /// backend, so that the scheduler and `Lanes` are tested at every
+    /// AVX-512 width on every x86_64 host. Not in [`Kernel::ALL`].
+    #[cfg(test)]
+    SoftWide(usize),
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     Sse2,
     #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
     Avx2,
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    Avx512,
     #[cfg(all(
         target_arch = "aarch64",
         target_endian = "little",
@@ -54,6 +64,8 @@ impl Kernel {
         Kernel::Sse2,
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
         Kernel::Avx2,
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        Kernel::Avx512,
         #[cfg(all(
             target_arch = "aarch64",
             target_endian = "little",
@@ -99,6 +111,18 @@ impl Kernel {
                     avx2_cpuid::get()
                 }
             }
+            // `cpufeatures` also checks that the OS saves the opmask and
+            // `zmm` registers (XCR0).
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => {
+                if cfg!(miri) {
+                    cfg!(all(target_feature = "avx512f", target_feature = "avx512vl"))
+                } else {
+                    avx512_cpuid::get()
+                }
+            }
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => (1..=4).contains(&groups),
             // Built only where the target enables NEON (not on
             // aarch64-unknown-none-softfloat).
             #[cfg(all(
@@ -125,6 +149,10 @@ impl Kernel {
             Kernel::Sse2 => "sse2",
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => "avx2",
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => "avx512",
+            #[cfg(test)]
+            Kernel::SoftWide(_) => "soft-wide (tests)",
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -141,8 +169,10 @@ impl Kernel {
     /// (1-cycle vector latency): one group leaves the ALUs idle while a
     /// step waits on the last, two fill them, three or four spill state to
     /// the stack (16 registers hold about two groups' state and
-    /// temporaries) and run no faster, or slower. Fewer busy lanes run
-    /// fewer groups (see [`Kernel::compress`]).
+    /// temporaries) and run no faster, or slower. AVX-512 runs up to four
+    /// groups of 16, by reasoning and llvm-mca, not measurement (no AVX-512
+    /// machine was at hand; see `avx512.rs`). Fewer busy lanes run fewer
+    /// groups (see [`Kernel::compress`]).
     const fn shape(self) -> (usize, usize) {
         match self {
             Kernel::Portable => (1, 1),
@@ -150,6 +180,10 @@ impl Kernel {
             Kernel::Sse2 => (4, 2),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => (8, 2),
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => (16, 4),
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => (16, groups),
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -215,6 +249,8 @@ impl Kernel {
         unsafe {
             match self {
                 Kernel::Portable => portable::compress(state, ptrs, blocks, last),
+                #[cfg(test)]
+                Kernel::SoftWide(_) => soft_wide(state, ptrs, blocks, used, last),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 Kernel::Sse2 => {
                     with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks, last))
@@ -223,6 +259,13 @@ impl Kernel {
                 Kernel::Avx2 => {
                     with_groups!(avx2::compress, groups, [1; 2], (state, ptrs, blocks, last))
                 }
+                #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+                Kernel::Avx512 => with_groups!(
+                    avx512::compress,
+                    groups,
+                    [1, 2, 3; 4],
+                    (state, ptrs, blocks, last)
+                ),
                 #[cfg(all(
                     target_arch = "aarch64",
                     target_endian = "little",
@@ -272,6 +315,16 @@ impl Kernel {
                     unsafe { with_groups!(avx2::transpose_only, groups, [1; 2], (ptrs, blocks)) };
                 Some(x)
             }
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => {
+                // SAFETY: as in `Kernel::compress`.
+                let x = unsafe {
+                    with_groups!(avx512::transpose_only, groups, [1, 2, 3; 4], (ptrs, blocks))
+                };
+                Some(x)
+            }
+            #[cfg(test)]
+            Kernel::SoftWide(_) => None,
             #[cfg(all(
                 target_arch = "aarch64",
                 target_endian = "little",
@@ -284,5 +337,43 @@ impl Kernel {
                 Some(x)
             }
         }
+    }
+}
+
+/// [`Kernel::SoftWide`]'s compression: each lane of the groups of 16 that
+/// cover `used`, one at a time with the `soft` backend, then the block of
+/// the words `last`, if given. Lanes from `used` on get a scrambled state:
+/// the contract says they hold garbage, and a caller that relied on them
+/// must fail.
+///
+/// # Safety
+///
+/// For each `i < used.next_multiple_of(16)`, `ptrs[i]` is valid for reads
+/// of `blocks * 64` bytes.
+#[cfg(test)]
+unsafe fn soft_wide(
+    state: &mut Soa,
+    ptrs: &Ptrs,
+    blocks: usize,
+    used: usize,
+    last: Option<&[u32; 16]>,
+) {
+    let mut tail = [0u8; 64];
+    for (b, w) in tail.chunks_exact_mut(4).zip(last.into_iter().flatten()) {
+        b.copy_from_slice(&w.to_le_bytes());
+    }
+    for (lane, p) in ptrs.iter().enumerate().take(used.next_multiple_of(16)) {
+        // SAFETY: the caller vouches for `blocks * 64` readable bytes at
+        // this lane's pointer; `[u8; 64]` has alignment 1.
+        let data = unsafe { core::slice::from_raw_parts(p.cast::<[u8; 64]>(), blocks) };
+        let mut s = state.get(lane);
+        crate::compress::soft::compress(&mut s, data);
+        if last.is_some() {
+            crate::compress::soft::compress(&mut s, &[tail]);
+        }
+        if lane >= used {
+            s = s.map(|x| !x ^ 0x5a5a_5a5a);
+        }
+        state.set(lane, s);
     }
 }

@@ -5,8 +5,9 @@ use super::scheduler::finish_single;
 use super::{kernel, Kernel, Ptrs, Soa, MAX_LANES};
 use crate::consts::STATE_INIT;
 
-/// The most streams one [`Lanes`] holds.
-const MAX_STREAMS: usize = 16;
+/// The most streams one [`Lanes`] holds: the widest kernel's lanes
+/// (AVX-512), so that a full `Lanes` keeps every lane of any kernel busy.
+const MAX_STREAMS: usize = super::MAX_LANES;
 
 /// Up to [`Lanes::MAX`] MD5 streams advanced together, for example several
 /// large files read chunk by chunk on one core.

@@ -27,13 +27,13 @@
 //! # }
 //! ```
 //!
-//! The kernel is chosen at run time: AVX2 (16 lanes, two interleaved groups
-//! of 8) when the CPU has it, else SSE2 (8 lanes, two groups of 4) on
-//! `x86_64`; NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
+//! The kernel is chosen at run time: on `x86_64`, AVX-512 (64 lanes, up to
+//! four interleaved groups of 16) when the CPU has AVX-512F and VL, else AVX2
+//! (16 lanes, two interleaved groups of 8) when it has that, else SSE2 (8
+//! lanes, two groups of 4); NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
 //! elsewhere a portable fallback that runs the single-stream backend once per
 //! message. Interleaved groups hide the latency of MD5's step chain; when
-//! fewer lanes have work, the kernel runs fewer groups. There is no AVX-512
-//! kernel yet. The `force-soft` feature and `--cfg md5_backend="soft"` select
+//! fewer lanes have work, the kernel runs fewer groups. The `force-soft` feature and `--cfg md5_backend="soft"` select
 //! the portable fallback here too, so that such a build runs no SIMD code.
 //! The SSE2 and NEON kernels are built only where the target enables those
 //! features, so targets without SIMD registers (`x86_64-unknown-none`,
@@ -48,9 +48,9 @@
 //!   group counts;
 //! * `body.rs`: the kernel body, MD5's 64 steps written once, generic over
 //!   the lane vector of `lane_vector.rs` and the number of groups;
-//! * `sse2.rs`, `avx2.rs`, `neon.rs`: one lane vector per ISA, with its own
-//!   tricks, and its `#[target_feature]` entry points; `portable.rs`: the
-//!   fallback;
+//! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
+//!   ISA, with its own tricks, and its `#[target_feature]` entry points;
+//!   `portable.rs`: the fallback;
 //! * `__bench.rs`: hidden hooks for `benches/multi.rs`; `tests.rs`.
 
 cfg_if::cfg_if! {
@@ -74,6 +74,8 @@ mod scheduler;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx512;
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod sse2;
 
@@ -138,8 +140,8 @@ fn kernel() -> Kernel {
     Kernel::detect()
 }
 
-/// Names the multi-buffer kernel this process runs: `"avx2"`, `"sse2"`,
-/// `"neon"` or `"portable"`.
+/// Names the multi-buffer kernel this process runs: `"avx512"`, `"avx2"`,
+/// `"sse2"`, `"neon"` or `"portable"`.
 ///
 /// `"portable"` means the fallback that hashes one message at a time with the
 /// single-stream backend ([`crate::backend`]); it is also what builds with
@@ -148,8 +150,8 @@ pub fn backend() -> &'static str {
     kernel().name()
 }
 
-/// How many messages the kernel of [`backend`] hashes side by side: 16 for
-/// AVX2, 8 for SSE2 and NEON, 1 for the portable fallback.
+/// How many messages the kernel of [`backend`] hashes side by side: 64 for
+/// AVX-512, 16 for AVX2, 8 for SSE2 and NEON, 1 for the portable fallback.
 ///
 /// A batch for [`digest_many`], or a [`Lanes`], of at least this many
 /// messages keeps every lane busy.
