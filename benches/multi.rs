@@ -28,6 +28,9 @@
 use md5::{multi::__bench, Digest, Md5};
 use std::hint::black_box;
 
+#[path = "../tests/common/cpu.rs"]
+mod cpu;
+use cpu::cpu_name;
 #[path = "../tests/common/rng.rs"]
 mod rng;
 use rng::Rng;
@@ -331,6 +334,13 @@ fn main() {
             .join("|")
     );
     let mut ratios: Vec<(&str, Vec<f64>)> = Vec::new();
+    // One JSON object a line, for benches/plot.py: the CPU, then each
+    // contender's throughput on each batch.
+    let mut json = vec![format!(
+        r#"{{"bench":"multi","cpu":"{}","backend":"{}"}}"#,
+        cpu_name(),
+        md5::multi::backend()
+    )];
     for b in &batches {
         let msgs = b.messages();
         let mut outs = vec![vec![[0u8; 16]; msgs.len()]; contenders.len()];
@@ -356,7 +366,21 @@ fn main() {
             line += &format!(" {:>w$} |", format!("{x:.2}x"), w = c.name.len().max(7));
         }
         println!("{line}");
+        for (c, t) in contenders.iter().zip(&ns) {
+            json.push(format!(
+                r#"{{"batch":"{}","contender":"{}","mb_per_s":{:.1}}}"#,
+                b.name,
+                c.name,
+                b.bytes() as f64 / t * 1e3
+            ));
+        }
         ratios.push((b.name, r));
+    }
+    if let Some(dir) = std::env::var_os("MD5_BENCH_OUT") {
+        let path = std::path::Path::new(&dir).join("multi.jsonl");
+        std::fs::create_dir_all(&dir).expect("MD5_BENCH_OUT: cannot create the folder");
+        std::fs::write(&path, json.join("\n") + "\n").expect("MD5_BENCH_OUT: cannot write");
+        println!("\nwrote {}", path.display());
     }
 
     compare_peers(&contenders, &ratios);
