@@ -11,7 +11,12 @@
 //! Links `libcrypto` (Debian: `libssl-dev`). x86_64 only for now.
 
 #[cfg(target_arch = "x86_64")]
+#[path = "../tests/common/cpu.rs"]
+mod cpu;
+
+#[cfg(target_arch = "x86_64")]
 mod x86_64 {
+    use super::cpu::cpu_name;
     use core::ffi::{c_int, c_void};
     use digest::core_api::{
         Block, BlockSizeUser, Buffer, BufferKindUser, CoreWrapper, FixedOutputCore, OutputSizeUser,
@@ -413,25 +418,6 @@ mod x86_64 {
             std::fs::write(&path, json.join("\n") + "\n").expect("MD5_BENCH_OUT: cannot write");
             println!("\nwrote {}", path.display());
         }
-    }
-
-    /// The CPU's model name and family/model numbers, from /proc/cpuinfo.
-    fn cpu_name() -> String {
-        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let field = |key: &str| {
-            info.lines()
-                .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
-                .and_then(|l| l.split_once(':'))
-                .map_or("?", |(_, v)| v.trim())
-                .to_string()
-        };
-        format!(
-            "{} (family {}, model {})",
-            field("model name"),
-            field("cpu family"),
-            field("model")
-        )
-        .replace('"', "'")
     }
 }
 

@@ -1,25 +1,36 @@
-//! Multi-buffer throughput: every kernel this CPU has, next to the
-//! single-stream `Md5::digest` of each message, in one run.
+//! Multi-buffer throughput side by side in one process: every `md5::multi`
+//! kernel this CPU has, the multi-buffer peers `md5-many` (its best level,
+//! and held to AVX2) and `md5-simd`, and this crate's single-stream
+//! `Md5::digest` looped over the same batch, which every ratio divides.
 //!
-//! `cargo bench --bench multi` prints criterion's figures and then a table of
-//! aggregate throughput and the ratio of each kernel to single-stream. Groups:
+//! `cargo bench --bench multi` prints one table: for each batch, the
+//! single-stream throughput and each contender's ratio to it (batch
+//! throughput ÷ single-stream throughput), then how this crate's kernels
+//! compare with md5-many at the same ISA, then the raw kernel per group
+//! count. Batches: 8 × 64 KiB, 64 × 64 KiB, 64 × 1 KiB, 1000 × 64 B, and 600
+//! messages of seeded log-uniform lengths 0–16 KiB, in input order and
+//! sorted by length (md5-many groups equal lengths, so the caller's sort
+//! helps it).
 //!
-//! * `multi/8x64KiB`, `multi/64x1KiB`, `multi/1000x64B`, `multi/mixed` (600
-//!   messages of seeded random lengths from 0 to 16 KiB, log-uniform): whole
-//!   batches through `digest_many_into`;
-//! * `multi_raw/compress` and `multi_raw/transpose`: one raw kernel call over
-//!   16 blocks per lane, and the loads and transposition alone, which shows
-//!   the share of the transposition.
+//! Timing: the calling thread's CPU time (Linux; wall time elsewhere or with
+//! `MD5_BENCH_WALL_TIME=1`), so time spent descheduled on a busy machine
+//! does not count. Contenders run in interleaved rounds, each round every
+//! contender once in a rotating order, each sample a calibrated number of
+//! batches; the table gives the median sample. `MD5_BENCH_ROUNDS` (default
+//! 15) and `MD5_BENCH_SAMPLE_MS` (default 20) trade time for precision; a
+//! plain argument keeps only the batches whose names contain it (and the
+//! raw kernel table only if one is `raw`), and
+//! `MD5_BENCH_ONLY=avx2,md5-many` only the contenders whose names start so.
 //!
-//! On Linux the clock is the thread's CPU time rather than wall time, so time
-//! the thread spends descheduled on a busy machine does not count; set
-//! `MD5_BENCH_WALL_TIME=1` for wall time.
+//! `cargo test --bench multi` checks every contender's digests on every
+//! batch against `Md5::digest` and times nothing.
 
-use criterion::measurement::{Measurement, ValueFormatter, WallTime};
-use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use md5::{multi::__bench, Digest, Md5};
-use std::time::Duration;
+use std::hint::black_box;
 
+#[path = "../tests/common/cpu.rs"]
+mod cpu;
+use cpu::cpu_name;
 #[path = "../tests/common/rng.rs"]
 mod rng;
 use rng::Rng;
@@ -27,12 +38,13 @@ use rng::Rng;
 /// Messages of the given lengths cut from one buffer at random offsets, so
 /// their alignment varies as it does in real buffers.
 struct Batch {
+    name: &'static str,
     data: Vec<u8>,
     spans: Vec<(usize, usize)>,
 }
 
 impl Batch {
-    fn new(lens: &[usize], rng: &mut Rng) -> Self {
+    fn new(name: &'static str, lens: &[usize], rng: &mut Rng) -> Self {
         let total: usize = lens.iter().map(|n| n + 64).sum();
         let data: Vec<u8> = (0..total).map(|_| rng.next() as u8).collect();
         let mut spans = Vec::new();
@@ -42,17 +54,32 @@ impl Batch {
             spans.push((start, start + n));
             at += n + 64;
         }
-        Self { data, spans }
+        Self { name, data, spans }
+    }
+
+    /// The same messages, shortest first.
+    fn sorted(&self, name: &'static str) -> Self {
+        let mut spans = self.spans.clone();
+        spans.sort_by_key(|&(s, e)| e - s);
+        Self {
+            name,
+            data: self.data.clone(),
+            spans,
+        }
     }
 
     fn messages(&self) -> Vec<&[u8]> {
         self.spans.iter().map(|&(s, e)| &self.data[s..e]).collect()
     }
+
+    fn bytes(&self) -> usize {
+        self.spans.iter().map(|&(s, e)| e - s).sum()
+    }
 }
 
-fn workloads() -> Vec<(&'static str, Vec<usize>)> {
+fn batches() -> Vec<Batch> {
     let mut rng = Rng(0x6265_6e63_6801);
-    let mixed = (0..600)
+    let mixed: Vec<usize> = (0..600)
         .map(|_| {
             // Log-uniform in [1, 16 KiB), and some empty messages.
             let bits = rng.below(15);
@@ -64,106 +91,122 @@ fn workloads() -> Vec<(&'static str, Vec<usize>)> {
             }
         })
         .collect();
+    let mut rng = Rng(0x6265_6e63_6802);
+    let mixed = Batch::new("600 mixed", &mixed, &mut rng);
+    let sorted = mixed.sorted("600 mixed, sorted");
     vec![
-        ("8x64KiB", vec![64 * 1024; 8]),
-        ("64x1KiB", vec![1024; 64]),
-        ("1000x64B", vec![64; 1000]),
-        ("mixed", mixed),
+        Batch::new("8 x 64 KiB", &[64 * 1024; 8], &mut rng),
+        Batch::new("64 x 64 KiB", &[64 * 1024; 64], &mut rng),
+        Batch::new("64 x 1 KiB", &[1024; 64], &mut rng),
+        Batch::new("1000 x 64 B", &[64; 1000], &mut rng),
+        mixed,
+        sorted,
     ]
 }
 
-fn bench_batches<M: Measurement>(c: &mut Criterion<M>) {
-    let mut rng = Rng(0x6265_6e63_6802);
-    for (name, lens) in workloads() {
-        let batch = Batch::new(&lens, &mut rng);
-        let msgs = batch.messages();
-        let bytes: usize = lens.iter().sum();
-        let mut out = vec![[0u8; 16]; msgs.len()];
-        let mut g = c.benchmark_group(format!("multi/{name}"));
-        g.throughput(Throughput::Bytes(bytes as u64));
-        g.bench_function("single", |b| {
-            b.iter(|| {
-                for (m, o) in msgs.iter().zip(out.iter_mut()) {
-                    *o = Md5::digest(black_box(m)).into();
-                }
-                black_box(&out);
-            })
+type HashMany = Box<dyn Fn(&[&[u8]], &mut [[u8; 16]])>;
+
+/// One implementation under test: a short column name and how it hashes a
+/// batch.
+struct Contender {
+    name: String,
+    run: HashMany,
+}
+
+fn contenders() -> Vec<Contender> {
+    let mut all = vec![Contender {
+        name: "single".into(),
+        run: Box::new(|msgs, out| {
+            for (m, o) in msgs.iter().zip(out) {
+                *o = Md5::digest(m).into();
+            }
+        }),
+    }];
+    for kernel in __bench::kernels().filter(|&k| k != "portable") {
+        all.push(Contender {
+            name: format!("{kernel} ({})", __bench::lanes(kernel)),
+            run: Box::new(move |msgs, out| __bench::digest_many_into(kernel, msgs, out)),
         });
-        for kernel in __bench::kernels() {
-            g.bench_function(BenchmarkId::new("multi", kernel), |b| {
-                b.iter(|| {
-                    __bench::digest_many_into(kernel, black_box(&msgs), &mut out);
-                    black_box(&out);
-                })
-            });
-        }
-        g.finish();
-        // Every kernel agrees with single-stream on this batch.
-        for kernel in __bench::kernels() {
-            __bench::digest_many_into(kernel, &msgs, &mut out);
-            for (m, o) in msgs.iter().zip(&out) {
-                assert_eq!(o[..], Md5::digest(m)[..], "{kernel} on {name}");
+    }
+    all.extend(peers::contenders());
+    // `MD5_BENCH_ONLY=avx2,md5-many`: single-stream and the named ones.
+    if let Ok(only) = std::env::var("MD5_BENCH_ONLY") {
+        let names: Vec<&str> = only.split(',').collect();
+        all.retain(|c| c.name == "single" || names.iter().any(|n| c.name.starts_with(n)));
+    }
+    all
+}
+
+/// The multi-buffer peers, where they have SIMD kernels (see Cargo.toml).
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+mod peers {
+    use super::Contender;
+    use md5_many::Md5Many;
+
+    pub(super) fn contenders() -> Vec<Contender> {
+        // Engines built once, outside the timed closures.
+        let best = Md5Many::new();
+        let mut all = vec![Contender {
+            name: format!("md5-many ({})", best.lanes()),
+            run: Box::new(move |msgs, out| best.hash_many(msgs, out)),
+        }];
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = fearless_simd::Level::new().as_avx2() {
+            let held = Md5Many::from_level(fearless_simd::Level::Avx2(avx2));
+            if held.lanes() != best.lanes() {
+                all.push(Contender {
+                    name: format!("md5-many avx2 ({})", held.lanes()),
+                    run: Box::new(move |msgs, out| held.hash_many(msgs, out)),
+                });
             }
         }
+        let simd = md5_simd::Md5Engine::new();
+        all.push(Contender {
+            name: format!("md5-simd ({})", simd.lanes()),
+            run: Box::new(move |msgs, out| simd.hash_many(msgs, out)),
+        });
+        all
     }
 }
 
-fn bench_raw<M: Measurement>(c: &mut Criterion<M>) {
-    const BLOCKS: usize = 16;
-    let mut rng = Rng(0x6265_6e63_6803);
-    let data: Vec<u8> = (0..16 * BLOCKS * 64).map(|_| rng.next() as u8).collect();
-    let mut g = c.benchmark_group("multi_raw");
-    for kernel in __bench::kernels() {
-        let bytes = (__bench::lanes(kernel) * BLOCKS * 64) as u64;
-        g.throughput(Throughput::Bytes(bytes));
-        g.bench_function(BenchmarkId::new("compress", kernel), |b| {
-            b.iter(|| __bench::compress(kernel, black_box(&data), BLOCKS))
-        });
-        if __bench::transpose(kernel, &data, BLOCKS).is_some() {
-            g.bench_function(BenchmarkId::new("transpose", kernel), |b| {
-                b.iter(|| __bench::transpose(kernel, black_box(&data), BLOCKS))
-            });
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod peers {
+    pub(super) fn contenders() -> Vec<super::Contender> {
+        Vec::new()
+    }
+}
+
+/// The calling thread's CPU time (or wall time), in ns.
+mod clock {
+    use std::sync::OnceLock;
+    use std::time::Instant;
+
+    fn wall() -> bool {
+        static WALL: OnceLock<bool> = OnceLock::new();
+        *WALL.get_or_init(|| {
+            !cfg!(target_os = "linux")
+                || std::env::var_os("MD5_BENCH_WALL_TIME").is_some_and(|v| v != "0")
+        })
+    }
+
+    pub(super) fn name() -> &'static str {
+        if wall() {
+            "wall time"
+        } else {
+            "thread CPU time"
         }
     }
-    g.finish();
-}
 
-fn run<M: Measurement>(c: Criterion<M>) {
-    let mut c = c
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3))
-        .configure_from_args();
-    bench_batches(&mut c);
-    bench_raw(&mut c);
-    c.final_summary();
-}
-
-fn main() {
-    let wall = std::env::var_os("MD5_BENCH_WALL_TIME").is_some_and(|v| v != "0");
-    if wall || !cpu_time::AVAILABLE {
-        println!("clock: wall time");
-        run(Criterion::default().with_measurement(WallTime));
-    } else {
-        println!("clock: thread CPU time");
-        run(Criterion::default().with_measurement(cpu_time::CpuTime));
+    pub(super) fn now_ns() -> u64 {
+        if wall() {
+            static START: OnceLock<Instant> = OnceLock::new();
+            return START.get_or_init(Instant::now).elapsed().as_nanos() as u64;
+        }
+        thread_cpu_ns()
     }
-    // `cargo bench` passes `--bench`; `cargo test --bench multi` only checks
-    // that each benchmark runs, and has no fresh estimates to summarise.
-    if std::env::args().any(|a| a == "--bench") {
-        summary();
-    }
-}
-
-/// A criterion clock that counts the CPU time of the calling thread, in ns.
-mod cpu_time {
-    use super::{Measurement, Throughput, ValueFormatter};
-
-    pub const AVAILABLE: bool = cfg!(target_os = "linux");
-
-    pub struct CpuTime;
 
     #[cfg(target_os = "linux")]
-    fn now_ns() -> u64 {
+    fn thread_cpu_ns() -> u64 {
         #[repr(C)]
         struct Timespec {
             tv_sec: core::ffi::c_long,
@@ -185,137 +228,235 @@ mod cpu_time {
     }
 
     #[cfg(not(target_os = "linux"))]
-    fn now_ns() -> u64 {
-        unreachable!("CpuTime is only used on Linux")
-    }
-
-    impl Measurement for CpuTime {
-        type Intermediate = u64;
-        type Value = u64;
-
-        fn start(&self) -> u64 {
-            now_ns()
-        }
-        fn end(&self, start: u64) -> u64 {
-            now_ns() - start
-        }
-        fn add(&self, a: &u64, b: &u64) -> u64 {
-            a + b
-        }
-        fn zero(&self) -> u64 {
-            0
-        }
-        fn to_f64(&self, v: &u64) -> f64 {
-            *v as f64
-        }
-        fn formatter(&self) -> &dyn ValueFormatter {
-            &NsFormatter
-        }
-    }
-
-    struct NsFormatter;
-
-    impl ValueFormatter for NsFormatter {
-        fn scale_values(&self, ns: f64, values: &mut [f64]) -> &'static str {
-            let (factor, unit) = if ns < 1e3 {
-                (1.0, "ns")
-            } else if ns < 1e6 {
-                (1e-3, "us")
-            } else {
-                (1e-6, "ms")
-            };
-            values.iter_mut().for_each(|v| *v *= factor);
-            unit
-        }
-
-        fn scale_throughputs(&self, _: f64, t: &Throughput, values: &mut [f64]) -> &'static str {
-            let (n, unit) = match *t {
-                Throughput::Bytes(n) | Throughput::BytesDecimal(n) => (n as f64 / 1e6, "MB/s"),
-                Throughput::Elements(n) => (n as f64, "elem/s"),
-            };
-            values.iter_mut().for_each(|v| *v = n / (*v * 1e-9));
-            unit
-        }
-
-        fn scale_for_machines(&self, _: &mut [f64]) -> &'static str {
-            "ns"
-        }
+    fn thread_cpu_ns() -> u64 {
+        unreachable!("wall time is used off Linux")
     }
 }
 
-/// Criterion's output folder: `$CRITERION_HOME`, or `criterion` beside the
-/// `release` folder that holds this bench binary.
-fn criterion_dir() -> Option<std::path::PathBuf> {
-    if let Some(home) = std::env::var_os("CRITERION_HOME") {
-        return Some(home.into());
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Median ns per call of each of `fs`, over interleaved rounds.
+fn measure(fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
+    let rounds = env_or("MD5_BENCH_ROUNDS", 15).max(1) as usize;
+    let sample_ns = env_or("MD5_BENCH_SAMPLE_MS", 20) * 1_000_000;
+    // Calibrate: calls per sample, from a warm-up call of each.
+    let iters: Vec<u64> = fs
+        .iter_mut()
+        .map(|f| {
+            f();
+            let t = clock::now_ns();
+            f();
+            let once = (clock::now_ns() - t).max(1);
+            (sample_ns / once).max(1)
+        })
+        .collect();
+    let mut samples = vec![Vec::with_capacity(rounds); fs.len()];
+    for round in 0..rounds {
+        for i in 0..fs.len() {
+            let i = (i + round) % fs.len();
+            let t = clock::now_ns();
+            for _ in 0..iters[i] {
+                fs[i]();
+            }
+            samples[i].push((clock::now_ns() - t) as f64 / iters[i] as f64);
+        }
     }
-    let exe = std::env::current_exe().ok()?;
-    Some(exe.parent()?.parent()?.parent()?.join("criterion"))
+    samples.into_iter().map(median).collect()
 }
 
-/// The mean time per iteration in ns that criterion stored for a benchmark.
-fn mean_ns(group: &str, id: &str) -> Option<f64> {
-    let path = criterion_dir()?
-        .join(group.replace('/', "_"))
-        .join(id)
-        .join("new/estimates.json");
-    let text = std::fs::read_to_string(path).ok()?;
-    // {"mean":{"confidence_interval":{...},"point_estimate":123.4,...},...}
-    let mean = &text[text.find("\"mean\"")?..];
-    let at = mean.find("\"point_estimate\":")? + "\"point_estimate\":".len();
-    let end = mean[at..].find([',', '}'])?;
-    mean[at..at + end].trim().parse().ok()
+/// Every contender's digests of `batch` against `Md5::digest`.
+fn check(batch: &Batch, contenders: &[Contender]) {
+    let msgs = batch.messages();
+    let want: Vec<[u8; 16]> = msgs.iter().map(|m| Md5::digest(m).into()).collect();
+    for c in contenders {
+        let mut out = vec![[0u8; 16]; msgs.len()];
+        (c.run)(&msgs, &mut out);
+        assert!(out == want, "{} on {}: wrong digests", c.name, batch.name);
+    }
 }
 
-/// Prints throughput and the ratio to single-stream for every kernel and
-/// batch, from the estimates criterion just wrote (a filtered run prints
-/// what it measured).
-fn summary() {
-    println!("\nmulti-buffer summary (mean times; ratio = single-stream time / kernel time)");
+fn main() {
+    let timing = std::env::args().any(|a| a == "--bench");
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let contenders = contenders();
+    let batches: Vec<Batch> = batches()
+        .into_iter()
+        .filter(|b| filter.is_empty() || filter.iter().any(|f| b.name.contains(f.as_str())))
+        .collect();
+    for b in &batches {
+        check(b, &contenders);
+    }
+    if !timing {
+        println!(
+            "benches/multi: {} contenders agree with Md5::digest on {} batches",
+            contenders.len(),
+            batches.len()
+        );
+        return;
+    }
+
     println!(
-        "single-stream backend: md5::backend() = {}; md5::multi::backend() = {}",
+        "md5::backend() = {}, md5::multi::backend() = {}; clock: {}",
         md5::backend(),
-        md5::multi::backend()
+        md5::multi::backend(),
+        clock::name()
     );
+    println!("ratio = batch throughput / single-stream Md5::digest over the same batch (median of interleaved rounds)\n");
+    let mut header = format!("| {:<18} | {:>10} |", "batch", "single MB/s");
+    for c in &contenders[1..] {
+        header += &format!(" {:>w$} |", c.name, w = c.name.len().max(7));
+    }
+    println!("{header}");
     println!(
-        "{:<10} {:<10} {:>6} {:>12} {:>10} {:>8}",
-        "batch", "impl", "lanes", "time", "MB/s", "ratio"
+        "|{}|",
+        header[1..header.len() - 1]
+            .split('|')
+            .enumerate()
+            .map(|(i, cell)| if i == 0 {
+                "-".repeat(cell.len())
+            } else {
+                format!("{}:", "-".repeat(cell.len() - 1))
+            })
+            .collect::<Vec<_>>()
+            .join("|")
     );
-    for (name, lens) in workloads() {
-        let group = format!("multi/{name}");
-        let bytes: usize = lens.iter().sum();
-        let Some(single) = mean_ns(&group, "single") else {
+    let mut ratios: Vec<(&str, Vec<f64>)> = Vec::new();
+    // One JSON object a line, for benches/plot.py: the CPU, then each
+    // contender's throughput on each batch.
+    let mut json = vec![format!(
+        r#"{{"bench":"multi","cpu":"{}","backend":"{}"}}"#,
+        cpu_name(),
+        md5::multi::backend()
+    )];
+    for b in &batches {
+        let msgs = b.messages();
+        let mut outs = vec![vec![[0u8; 16]; msgs.len()]; contenders.len()];
+        let mut runs: Vec<Box<dyn FnMut() + '_>> = contenders
+            .iter()
+            .zip(outs.iter_mut())
+            .map(|(c, out)| {
+                let msgs = &msgs;
+                Box::new(move || {
+                    (c.run)(black_box(msgs), out);
+                    black_box(&out);
+                }) as Box<dyn FnMut() + '_>
+            })
+            .collect();
+        let ns = measure(&mut runs);
+        let r: Vec<f64> = ns.iter().map(|t| ns[0] / t).collect();
+        let mut line = format!(
+            "| {:<18} | {:>11.0} |",
+            b.name,
+            b.bytes() as f64 / ns[0] * 1e3
+        );
+        for (c, x) in contenders[1..].iter().zip(&r[1..]) {
+            line += &format!(" {:>w$} |", format!("{x:.2}x"), w = c.name.len().max(7));
+        }
+        println!("{line}");
+        for (c, t) in contenders.iter().zip(&ns) {
+            json.push(format!(
+                r#"{{"batch":"{}","contender":"{}","mb_per_s":{:.1}}}"#,
+                b.name,
+                c.name,
+                b.bytes() as f64 / t * 1e3
+            ));
+        }
+        ratios.push((b.name, r));
+    }
+    if let Some(dir) = std::env::var_os("MD5_BENCH_OUT") {
+        let path = std::path::Path::new(&dir).join("multi.jsonl");
+        std::fs::create_dir_all(&dir).expect("MD5_BENCH_OUT: cannot create the folder");
+        std::fs::write(&path, json.join("\n") + "\n").expect("MD5_BENCH_OUT: cannot write");
+        println!("\nwrote {}", path.display());
+    }
+
+    compare_peers(&contenders, &ratios);
+    if filter.is_empty() || filter.iter().any(|f| f == "raw") {
+        raw_kernels();
+    }
+}
+
+/// Each of this crate's kernels against md5-many at the same ISA (held to
+/// AVX2 for `avx2`), on each batch; for the mixed batch md5-many gets its
+/// better order.
+fn compare_peers(contenders: &[Contender], ratios: &[(&str, Vec<f64>)]) {
+    let find = |prefix: &str| contenders.iter().position(|c| c.name.starts_with(prefix));
+    let Some(avx2) = find("avx2 (") else { return };
+    let Some(peer) = find("md5-many avx2 (").or_else(|| find("md5-many (")) else {
+        return;
+    };
+    println!(
+        "\navx2 kernel / {} (mixed: md5-many's better order)",
+        contenders[peer].name
+    );
+    let sorted = ratios.iter().find(|(n, _)| n.ends_with("sorted"));
+    for (name, r) in ratios {
+        if name.ends_with("sorted") {
             continue;
-        };
-        let row = |imp: &str, lanes: String, ns: f64| {
-            println!(
-                "{name:<10} {imp:<10} {lanes:>6} {:>10.1}us {:>10.0} {:>7.2}x",
-                ns / 1e3,
-                bytes as f64 / ns * 1e3,
-                single / ns
-            );
-        };
-        row("single", "1".into(), single);
-        for kernel in __bench::kernels() {
-            if let Some(ns) = mean_ns(&group, &format!("multi/{kernel}")) {
-                row(kernel, __bench::lanes(kernel).to_string(), ns);
+        }
+        let mut theirs = r[peer];
+        if name.contains("mixed") {
+            if let Some((_, s)) = sorted {
+                theirs = theirs.max(s[peer]);
             }
         }
+        println!("  {name:<18} {:.2}x", r[avx2] / theirs);
     }
-    println!("\nraw kernel call, 16 blocks per lane: transposition share");
-    for kernel in __bench::kernels() {
-        let (Some(all), Some(tr)) = (
-            mean_ns("multi_raw", &format!("compress/{kernel}")),
-            mean_ns("multi_raw", &format!("transpose/{kernel}")),
-        ) else {
-            continue;
-        };
-        let blocks = (__bench::lanes(kernel) * 16) as f64;
-        println!(
-            "{kernel:<10} compress {:>7.1} ns/block, loads+transpose {:>6.1} ns/block ({:.1}%)",
-            all / blocks,
-            tr / blocks,
-            100.0 * tr / all
+}
+
+/// One raw kernel call over 16 blocks per lane (`MD5_BENCH_RAW_BLOCKS`), per
+/// group count: ns per 64-byte block of one lane, and the loads and
+/// transposition alone.
+fn raw_kernels() {
+    let blocks = env_or("MD5_BENCH_RAW_BLOCKS", 16).max(1) as usize;
+    let mut rng = Rng(0x6265_6e63_6803);
+    let most = __bench::kernels().map(__bench::lanes).max().unwrap_or(1);
+    let data: Vec<u8> = (0..most * blocks * 64).map(|_| rng.next() as u8).collect();
+    println!("\nraw kernel, {blocks} blocks per lane: ns per lane-block (lower is better)");
+    for kernel in __bench::kernels().filter(|&k| k != "portable") {
+        let width = __bench::group_lanes(kernel);
+        let groups = __bench::lanes(kernel) / width;
+        let mut fs: Vec<Box<dyn FnMut() + '_>> = (1..=groups)
+            .map(|g| {
+                let data = &data;
+                Box::new(move || {
+                    black_box(__bench::compress_lanes(
+                        kernel,
+                        black_box(data),
+                        blocks,
+                        g * width,
+                    ));
+                }) as Box<dyn FnMut() + '_>
+            })
+            .collect();
+        fs.push(Box::new(|| {
+            black_box(__bench::transpose(kernel, black_box(&data), blocks));
+        }));
+        let ns = measure(&mut fs);
+        let mut line = format!("  {kernel:<6}");
+        for g in 1..=groups {
+            line += &format!(
+                "  {g} group(s): {:.2}",
+                ns[g - 1] / (g * width * blocks) as f64
+            );
+        }
+        line += &format!(
+            "  loads+transpose ({groups} groups): {:.2}",
+            ns[groups] / (groups * width * blocks) as f64
         );
+        println!("{line}");
     }
 }

@@ -154,9 +154,12 @@ def multi(head, rows):
                 f'<rect x="{x0 + ni * bw:.1f}" y="{y(v):.1f}" width="{bw * 0.92:.1f}" '
                 f'height="{y(0) - y(v):.1f}" fill="{c}"/>'
             )
-        parts.append(
-            f'<text x="{x0 + gw * 0.4:.1f}" y="{H - BOTTOM + 18}" text-anchor="middle">{escape(b)}</text>'
-        )
+        # A long batch name goes on two lines, split at its comma.
+        for li, line in enumerate(b.split(", ")):
+            parts.append(
+                f'<text x="{x0 + gw * 0.4:.1f}" y="{H - BOTTOM + 18 + 14 * li}" '
+                f'text-anchor="middle">{escape(line)}</text>'
+            )
     legend(parts, names)
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

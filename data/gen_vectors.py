@@ -8,8 +8,9 @@ md5.txt is the readable source: one vector a line, `INPUT_HEX DIGEST_HEX`
 (an empty input is `-`). Its digests come from Python's hashlib (OpenSSL),
 an implementation independent of this crate. md5.blb holds the same pairs,
 input then digest, in the blobby format that digest 0.10's `dev` helpers read.
-md-5-0.11/tests/data/md5_kat.blb holds them again in blobby 0.4's format, which
-digest 0.11's `dev::new_test!` reads: it adds a header with the blob count.
+compat/md-5-0.11/tests/data/md5_kat.blb holds them again in blobby 0.4's
+format, which digest 0.11's `dev::new_test!` reads: it adds a header with the
+blob count.
 """
 import hashlib
 import pathlib
@@ -63,7 +64,7 @@ def main():
     # blobby 0.3: the de-duplication table's length (none), then the blobs.
     (HERE / "md5.blb").write_bytes(vlq(0) + body)
     # blobby 0.4: the blob count and the table's length, then the blobs.
-    kat_011 = HERE.parent / "md-5-0.11" / "tests" / "data" / "md5_kat.blb"
+    kat_011 = HERE.parent / "compat" / "md-5-0.11" / "tests" / "data" / "md5_kat.blb"
     kat_011.write_bytes(vlq(len(blobs)) + vlq(0) + body)
     print(f"{len(blobs) // 2} vectors")
 

@@ -166,9 +166,8 @@ fn convert(blocks: &[Block<Md5Core>]) -> &[[u8; BLOCK_SIZE]] {
 /// compresses each 64-byte block of `blocks` into the chaining value `state`.
 ///
 /// This is the raw block function, without padding or length; most users
-/// want [`Md5`]. It is public so that other packages (the `md-5` 0.11
-/// package in this repository, multi-buffer schedulers) reuse the same
-/// backends.
+/// want [`Md5`]. It is public so that other code (multi-buffer schedulers,
+/// other hash APIs) can reuse the same backends.
 ///
 /// ```
 /// // One block holding the padded empty message.
@@ -209,44 +208,7 @@ pub fn __soft_compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
 /// assert_eq!(EMPTY, hex_literal::hex!("d41d8cd98f00b204e9800998ecf8427e"));
 /// ```
 pub const fn const_digest(data: &[u8]) -> [u8; 16] {
-    use compress::soft::compress_block;
-
-    let mut state = consts::STATE_INIT;
-    let mut rest = data;
-    while let Some((block, tail)) = rest.split_first_chunk::<BLOCK_SIZE>() {
-        compress_block(&mut state, block);
-        rest = tail;
-    }
-
-    // The tail, the 0x80 marker and the bit length fill one block, or two
-    // when fewer than 9 bytes are left after the tail.
-    let mut pad = [0u8; 2 * BLOCK_SIZE];
-    pad.split_at_mut(rest.len()).0.copy_from_slice(rest);
-    pad[rest.len()] = 0x80;
-    let pad_len = if rest.len() < BLOCK_SIZE - 8 {
-        BLOCK_SIZE
-    } else {
-        2 * BLOCK_SIZE
-    };
-    let bit_len = (data.len() as u64).wrapping_mul(8).to_le_bytes();
-    let mut i = 0;
-    while i < 8 {
-        pad[pad_len - 8 + i] = bit_len[i];
-        i += 1;
-    }
-    let (first, second) = pad.split_at(BLOCK_SIZE);
-    compress_block(&mut state, first.first_chunk().unwrap());
-    if pad_len > BLOCK_SIZE {
-        compress_block(&mut state, second.first_chunk().unwrap());
-    }
-
-    let mut out = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        out[i] = (state[i / 4] >> (8 * (i % 4))) as u8;
-        i += 1;
-    }
-    out
+    compress::soft::digest(data)
 }
 
 /// Runs the README's Rust examples as doc tests.

@@ -7,7 +7,6 @@
 //! coreutils, so later bad options are never reported.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 
 /// The options of one run, after the whole command line was read.
 #[derive(Debug, Default)]
@@ -95,7 +94,7 @@ pub fn parse(args: Vec<OsString>, posixly_correct: bool) -> Result<Parsed, Usage
     let mut o = Opts::default();
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
-        let a = arg.as_bytes();
+        let a = arg.as_encoded_bytes();
         if a == b"--" {
             o.files.extend(it.by_ref());
             break;
@@ -132,7 +131,7 @@ pub fn parse(args: Vec<OsString>, posixly_correct: bool) -> Result<Parsed, Usage
                 match value {
                     Some(v) => Some(v.to_vec()),
                     None => match it.next() {
-                        Some(v) => Some(v.as_bytes().to_vec()),
+                        Some(v) => Some(v.as_encoded_bytes().to_vec()),
                         None => return Err(err(&[b"option '--", full, b"' requires an argument"])),
                     },
                 }
@@ -155,7 +154,7 @@ pub fn parse(args: Vec<OsString>, posixly_correct: bool) -> Result<Parsed, Usage
                         a[j..].to_vec()
                     } else {
                         match it.next() {
-                            Some(v) => v.as_bytes().to_vec(),
+                            Some(v) => v.as_encoded_bytes().to_vec(),
                             None => {
                                 return Err(err(&[b"option requires an argument -- '", &[c], b"'"]))
                             }

@@ -2,17 +2,31 @@
 //! back in input order, with a bounded window of inputs in flight.
 //!
 //! Small files are read whole and hashed together through [`hash_batch`];
-//! larger ones are streamed through [`Md5`] with a large read buffer.
-//! Standard input is always read on the calling thread, in order.
+//! larger ones are streamed through [`Md5`] with a large read buffer, or
+//! side by side through [`Lanes`].
+//!
+//! Only regular files are read out of order or side by side. Anything else
+//! (standard input, pipes, FIFOs, character devices, `/dev/stdin`) is read
+//! on the calling thread, alone and in argument order: two names for one
+//! pipe must see its bytes in that order, as with GNU md5sum.
+//!
+//! The engine never hangs and never fails for want of resources that GNU
+//! md5sum does not need: a thread that cannot be started means fewer
+//! workers (none at all: the calling thread hashes), a panicking worker
+//! ends the run after the results before it, and "too many open files"
+//! means waiting until another of this process's files is closed, down to
+//! one open file at a time.
 
 use md5::multi::{self, Lanes};
 use md5::{Digest, Md5};
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::io::{self, Read};
-use std::path::PathBuf;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// A file read whole when it is at most this long; longer ones are streamed.
 const SMALL_MAX: usize = 64 * 1024;
@@ -28,6 +42,9 @@ const LANE_READ: usize = 16 * 1024;
 const BIG_BUF: usize = 64 * 1024;
 /// Most inputs between the oldest unreported one and the newest claimed.
 const WINDOW: usize = 4096;
+/// Stack size of a worker thread: its buffers are on the heap, and a small
+/// stack keeps `-j 256` within a tight address-space limit.
+const WORKER_STACK: usize = 256 * 1024;
 
 /// Standard input was closed when the program started (the runtime put
 /// `/dev/null` in its place); reading it fails as it would have.
@@ -52,37 +69,243 @@ pub struct HashError {
 
 pub type Outcome = Result<[u8; 16], HashError>;
 
+/// How a run hashes.
+pub struct Config<'a> {
+    /// The most threads that hash at once; 1 hashes on the calling thread.
+    pub jobs: usize,
+    /// Where sysfs is mounted, when files on rotational disks are to be
+    /// read one at a time (the default `-j`); `None` reads every regular
+    /// file side by side (an explicit `-j N`).
+    pub sysfs: Option<&'a Path>,
+    /// Bytes read so far, for the progress line.
+    pub bytes: &'a AtomicU64,
+    /// Files read one at a time because their disk is rotational.
+    pub read_alone: AtomicUsize,
+}
+
+impl<'a> Config<'a> {
+    pub fn new(jobs: usize, sysfs: Option<&'a Path>, bytes: &'a AtomicU64) -> Self {
+        Config {
+            jobs,
+            sysfs,
+            bytes,
+            read_alone: AtomicUsize::new(0),
+        }
+    }
+}
+
+/// What [`run`] hands the consumer.
+pub enum Step<T> {
+    /// The next item in input order, with the outcome of its input.
+    Item(T, Option<Outcome>),
+    /// The engine is about to wait (for a result, or to read standard
+    /// input or another input that may block): write out what is known.
+    Idle,
+}
+
+/// A worker panicked; the items from its input on were not consumed.
+#[derive(Debug)]
+pub struct Failed;
+
 /// Hashes several whole messages. Small files meet the multi-buffer
 /// backend here and nowhere else.
 pub fn hash_batch(msgs: &[&[u8]], out: &mut [[u8; 16]]) {
     multi::digest_many_into(msgs, out);
 }
 
-/// Per-thread buffers, reused from input to input.
-pub struct Worker<'a> {
-    big: Vec<u8>,
-    slots: Vec<Vec<u8>>,
-    bytes: &'a AtomicU64,
+/// What a worker makes of one path.
+enum Res {
+    Done(Outcome),
+    /// Not a regular file: the calling thread reads it, in order.
+    Alone(PathBuf),
 }
 
-impl<'a> Worker<'a> {
-    pub fn new(bytes: &'a AtomicU64) -> Self {
+// --- open files ----------------------------------------------------------
+
+/// Files this process holds open for hashing (including ones being
+/// opened), and how many it has closed so far.
+static OPEN: AtomicUsize = AtomicUsize::new(0);
+static CLOSED: AtomicU64 = AtomicU64::new(0);
+
+/// A file opened through [`open`], counted in [`OPEN`] until dropped.
+struct Opened(Option<File>);
+
+impl Drop for Opened {
+    fn drop(&mut self) {
+        // Closed before it is counted closed: a thread waiting for a
+        // descriptor retries when the count moves, and must find it free.
+        // And counted closed before it stops counting as open, so that a
+        // waiting thread that finds none open also finds the count moved.
+        drop(self.0.take());
+        CLOSED.fetch_add(1, Ordering::SeqCst);
+        OPEN.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Read for Opened {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.0.as_mut().map_or(Ok(0), |f| f.read(buf))
+    }
+}
+
+/// EMFILE or ENFILE: no file descriptor left.
+fn out_of_fds(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(23 | 24))
+}
+
+/// Opens `path` for reading. When no descriptor is left, `release` may
+/// close files the caller holds (it returns whether it did); otherwise the
+/// open is retried each time another thread closes one of its files. Only
+/// when this process holds no file at all is the error the file's own, as
+/// it would be for GNU md5sum, which holds one at a time.
+fn open(path: &Path, mut release: impl FnMut() -> bool) -> io::Result<Opened> {
+    loop {
+        let closed = CLOSED.load(Ordering::SeqCst);
+        OPEN.fetch_add(1, Ordering::SeqCst);
+        let err = match File::open(path) {
+            Ok(f) => return Ok(Opened(Some(f))),
+            Err(e) => e,
+        };
+        OPEN.fetch_sub(1, Ordering::SeqCst);
+        if !out_of_fds(&err) {
+            return Err(err);
+        }
+        if release() {
+            continue;
+        }
+        // A file that another thread held (or was opening) when this open
+        // failed is closed soon: wait for that, unless there is none. (The
+        // open count is read first: see `Opened::drop`.)
+        loop {
+            let none_open = OPEN.load(Ordering::SeqCst) == 0;
+            if CLOSED.load(Ordering::SeqCst) != closed {
+                break;
+            }
+            if none_open {
+                return Err(err);
+            }
+            std::thread::sleep(Duration::from_micros(100));
+        }
+    }
+}
+
+// --- rotational disks ----------------------------------------------------
+
+/// Splits a `st_dev` into major and minor numbers, as glibc encodes them.
+#[cfg(unix)]
+fn major_minor(dev: u64) -> (u64, u64) {
+    let major = ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0x0000_0fff);
+    let minor = ((dev >> 12) & 0xffff_ff00) | (dev & 0x0000_00ff);
+    (major, minor)
+}
+
+/// Whether device `dev` is a rotational disk, by
+/// `SYSFS/dev/block/MAJ:MIN/queue/rotational`; a partition has no queue of
+/// its own, so its parent disk's is read (`MAJ:MIN` links to the
+/// partition's directory, inside the disk's). Devices sysfs does not list
+/// (tmpfs, network and other virtual file systems) count as not rotational.
+#[cfg(unix)]
+pub fn rotational(sysfs: &Path, dev: u64) -> bool {
+    let (major, minor) = major_minor(dev);
+    let node = sysfs.join("dev/block").join(format!("{major}:{minor}"));
+    for q in [
+        node.join("queue/rotational"),
+        node.join("../queue/rotational"),
+    ] {
+        let Ok(mut f) = open(&q, || false) else {
+            continue;
+        };
+        let mut s = String::new();
+        if f.read_to_string(&mut s).is_ok() {
+            return s.trim() == "1";
+        }
+    }
+    false
+}
+
+/// [`rotational`], looked up once per device.
+fn on_rotational_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        static KNOWN: Mutex<Vec<(PathBuf, u64, bool)>> = Mutex::new(Vec::new());
+        let dev = meta.dev();
+        if let Some(&(_, _, r)) = lock(&KNOWN)
+            .iter()
+            .find(|(root, d, _)| *d == dev && root == sysfs)
+        {
+            return r;
+        }
+        let r = rotational(sysfs, dev);
+        lock(&KNOWN).push((sysfs.to_path_buf(), dev, r));
+        r
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (sysfs, meta);
+        false
+    }
+}
+
+/// Held while files on a rotational disk are read, so that the disk's
+/// head serves one file at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+/// Locks a mutex, whether or not a thread panicked while holding it (the
+/// data it guards stays consistent across every panic point).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+// --- hashing -------------------------------------------------------------
+
+/// Per-thread buffers, reused from input to input.
+struct Worker<'c, 'a> {
+    cfg: &'c Config<'a>,
+    big: Vec<u8>,
+    slots: Vec<Vec<u8>>,
+}
+
+/// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`.
+struct Large {
+    pos: usize,
+    file: Opened,
+    buf: Vec<u8>,
+}
+
+/// Outcomes of a claim, by position in it.
+type Outs = Vec<Option<Res>>;
+
+impl<'c, 'a> Worker<'c, 'a> {
+    fn new(cfg: &'c Config<'a>) -> Self {
         Worker {
+            cfg,
             big: Vec::new(),
             slots: Vec::new(),
-            bytes,
         }
     }
 
     /// Reads `r` into `buf` until `buf` is full or end of input.
     fn fill(&self, r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+        self.fill_to(r, buf, None)
+    }
+
+    /// [`Worker::fill`], which also stops after exactly `len` bytes: the
+    /// length of a regular file a moment before it was opened. Reading
+    /// that much means the file was read whole (one that grew since would
+    /// have filled more of `buf`), and saves the read that returns 0, a
+    /// fifth of the system calls for a small file.
+    fn fill_to(&self, r: &mut impl Read, buf: &mut [u8], len: Option<usize>) -> io::Result<usize> {
         let mut n = 0;
         while n < buf.len() {
             match r.read(&mut buf[n..]) {
                 Ok(0) => break,
                 Ok(k) => {
                     n += k;
-                    self.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                    self.cfg.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                    if Some(n) == len {
+                        break;
+                    }
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
@@ -100,7 +323,7 @@ impl<'a> Worker<'a> {
             match r.read(&mut self.big) {
                 Ok(0) => return Ok(()),
                 Ok(k) => {
-                    self.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                    self.cfg.bytes.fetch_add(k as u64, Ordering::Relaxed);
                     h.update(&self.big[..k]);
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -110,7 +333,7 @@ impl<'a> Worker<'a> {
     }
 
     /// Hashes standard input (from wherever earlier reads left it).
-    pub fn hash_stdin(&mut self) -> Outcome {
+    fn hash_stdin(&mut self) -> Outcome {
         READ_STDIN.store(true, Ordering::Relaxed);
         if STDIN_CLOSED.load(Ordering::Relaxed) {
             return Err(HashError {
@@ -130,64 +353,84 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Hashes files, returning their outcomes in the same order. Files that
-    /// turn out small are hashed together in one batch; large ones are
-    /// streamed side by side through [`Lanes`] when the multi-buffer
-    /// kernel is a SIMD one, else one after another.
-    pub fn hash_files<'p>(&mut self, paths: impl Iterator<Item = &'p PathBuf>) -> Vec<Outcome> {
-        let mut out: Vec<Outcome> = Vec::new();
-        // (index into out, slot, length) of files read whole.
-        let mut small: Vec<(usize, usize, usize)> = Vec::new();
-        // Files longer than a slot, with their first SMALL_MAX bytes.
-        let mut large: Vec<Large> = Vec::new();
-        for path in paths {
-            let idx = out.len();
-            out.push(Ok([0; 16])); // every slot is written below
-            let mut opened = File::open(path);
-            // Large files wait open for their lanes, which can use up the
-            // descriptors: then hash this thread's waiting files, or wait
-            // for other threads to close theirs, and retry. Only when no
-            // thread holds any is the error the file's own.
-            while matches!(&opened, Err(e) if out_of_fds(e)) {
-                if !large.is_empty() {
-                    self.finish_large(std::mem::take(&mut large), &mut out);
-                } else if HELD_OPEN.load(Ordering::Acquire) > 0 {
-                    std::thread::sleep(std::time::Duration::from_millis(1));
-                } else {
-                    break;
-                }
-                opened = File::open(path);
+    /// Opens and streams one input, alone.
+    fn hash_alone(&mut self, path: &Path) -> Outcome {
+        let mut file = open(path, || false).map_err(|err| HashError { err, at_open: true })?;
+        let mut h = Md5::new();
+        match self.stream(&mut file, &mut h) {
+            Ok(()) => Ok(h.finalize().into()),
+            Err(err) => Err(HashError {
+                err,
+                at_open: false,
+            }),
+        }
+    }
+
+    /// Hashes a claim of regular files, returning each outcome with its
+    /// index. Inputs that are not regular files come back as
+    /// [`Res::Alone`]. Files that turn out small are hashed together in one
+    /// batch; large ones are streamed side by side through [`Lanes`] when
+    /// the multi-buffer kernel is a SIMD one, else one after another; files
+    /// on a rotational disk (under the default `-j`) are read one at a
+    /// time, across all threads.
+    fn hash_files(&mut self, claim: &[(usize, PathBuf)]) -> Vec<(usize, Res)> {
+        let mut out: Outs = Vec::with_capacity(claim.len());
+        // (position, length the file had when it was looked at)
+        let mut rotating = Vec::new();
+        let mut others = Vec::new();
+        for (pos, (_, path)) in claim.iter().enumerate() {
+            #[cfg(test)]
+            if path.ends_with(tests::PANIC_HERE) {
+                panic!("injected failure");
             }
-            let mut file = match opened {
-                Ok(f) => f,
-                Err(err) => {
-                    out[idx] = Err(HashError { err, at_open: true });
+            // A failed stat is left to the open, which fails the same way.
+            match std::fs::metadata(path) {
+                Ok(m) if !m.is_file() => {
+                    out.push(Some(Res::Alone(path.clone())));
                     continue;
                 }
+                Ok(m) if self.cfg.sysfs.is_some_and(|s| on_rotational_disk(s, &m)) => {
+                    rotating.push((pos, m.len()))
+                }
+                Ok(m) => others.push((pos, m.len())),
+                Err(_) => others.push((pos, SMALL_MAX as u64)),
+            }
+            out.push(None);
+        }
+        // (position, slot, length) of files read whole.
+        let mut small: Vec<(usize, usize, usize)> = Vec::new();
+        if !rotating.is_empty() {
+            let _disk = lock(&ONE_AT_A_TIME);
+            for (pos, len) in rotating {
+                self.cfg.read_alone.fetch_add(1, Ordering::Relaxed);
+                let path = &claim[pos].1;
+                let Some(mut l) = self.read_start(pos, path, len, &mut small, &mut out, || false)
+                else {
+                    continue;
+                };
+                let mut h = Md5::new();
+                h.update(&l.buf);
+                let r = self.stream(&mut l.file, &mut h);
+                out[pos] = Some(done(r.map(|()| h.finalize().into())));
+            }
+        }
+        // Files longer than a slot, with their first SMALL_MAX bytes.
+        let mut large: Vec<Large> = Vec::new();
+        for (pos, len) in others {
+            let path = &claim[pos].1;
+            // Large files wait open for their lanes, which can use up the
+            // descriptors: then hash this thread's waiting files first.
+            let l = {
+                let mut release = |me: &mut Self, out: &mut Outs| {
+                    if large.is_empty() {
+                        return false;
+                    }
+                    me.finish_large(std::mem::take(&mut large), out);
+                    true
+                };
+                self.read_start_with(pos, path, len, &mut small, &mut out, &mut release)
             };
-            let slot = small.len();
-            if self.slots.len() <= slot {
-                self.slots.push(Vec::new());
-            }
-            let mut buf = std::mem::take(&mut self.slots[slot]);
-            buf.resize(SMALL_MAX, 0);
-            match self.fill(&mut file, &mut buf) {
-                Ok(n) if n < SMALL_MAX => {
-                    small.push((idx, slot, n));
-                    self.slots[slot] = buf;
-                }
-                Ok(_) => {
-                    HELD_OPEN.fetch_add(1, Ordering::AcqRel);
-                    large.push(Large { idx, file, buf });
-                }
-                Err(err) => {
-                    out[idx] = Err(HashError {
-                        err,
-                        at_open: false,
-                    });
-                    self.slots[slot] = buf;
-                }
-            }
+            large.extend(l);
         }
         if !small.is_empty() {
             let msgs: Vec<&[u8]> = small
@@ -196,17 +439,94 @@ impl<'a> Worker<'a> {
                 .collect();
             let mut digests = vec![[0u8; 16]; msgs.len()];
             hash_batch(&msgs, &mut digests);
-            for (&(idx, _, _), d) in small.iter().zip(digests) {
-                out[idx] = Ok(d);
+            for (&(pos, _, _), d) in small.iter().zip(digests) {
+                out[pos] = Some(Res::Done(Ok(d)));
             }
         }
         self.finish_large(large, &mut out);
-        out
+        claim
+            .iter()
+            .zip(out)
+            .map(|((idx, _), r)| (*idx, r.expect("every input of a claim has an outcome")))
+            .collect()
     }
 
-    /// Hashes the large files of a claim into their slots of `out`.
-    fn finish_large(&mut self, large: Vec<Large>, out: &mut [Outcome]) {
-        let done = if large.len() >= 2 && multi::backend() != "portable" {
+    /// [`Worker::read_start_with`] with a `release` that needs no access to
+    /// the worker.
+    fn read_start(
+        &mut self,
+        pos: usize,
+        path: &Path,
+        len: u64,
+        small: &mut Vec<(usize, usize, usize)>,
+        out: &mut Outs,
+        mut release: impl FnMut() -> bool,
+    ) -> Option<Large> {
+        self.read_start_with(pos, path, len, small, out, &mut |_, _| release())
+    }
+
+    /// Opens a file and reads its first [`SMALL_MAX`] bytes: a file that
+    /// ends there goes to `small` (its bytes in a slot), an error to
+    /// `out`, and a longer file is returned, open. `len`, the length the
+    /// file had a moment ago, sizes the first read, so that small files
+    /// take little memory; a file that grew since is read on.
+    fn read_start_with(
+        &mut self,
+        pos: usize,
+        path: &Path,
+        len: u64,
+        small: &mut Vec<(usize, usize, usize)>,
+        out: &mut Outs,
+        release: &mut dyn FnMut(&mut Self, &mut Outs) -> bool,
+    ) -> Option<Large> {
+        let opened = {
+            let me = &mut *self;
+            let out = &mut *out;
+            open(path, || release(me, out))
+        };
+        let mut file = match opened {
+            Ok(f) => f,
+            Err(err) => {
+                out[pos] = Some(Res::Done(Err(HashError { err, at_open: true })));
+                return None;
+            }
+        };
+        let slot = small.len();
+        while self.slots.len() <= slot {
+            self.slots.push(Vec::new());
+        }
+        let mut buf = std::mem::take(&mut self.slots[slot]);
+        let first = usize::try_from(len).map_or(SMALL_MAX, |l| (l + 1).min(SMALL_MAX));
+        buf.resize(first, 0);
+        let known = usize::try_from(len).ok().filter(|&l| l > 0 && l < first);
+        let mut read = self.fill_to(&mut file, &mut buf, known);
+        if matches!(read, Ok(n) if n == first && first < SMALL_MAX) {
+            buf.resize(SMALL_MAX, 0);
+            read = self
+                .fill(&mut file, &mut buf[first..])
+                .map(|more| first + more);
+        }
+        match read {
+            Ok(n) if n < SMALL_MAX => {
+                small.push((pos, slot, n));
+                self.slots[slot] = buf;
+                None
+            }
+            Ok(_) => Some(Large { pos, file, buf }),
+            Err(err) => {
+                out[pos] = Some(Res::Done(Err(HashError {
+                    err,
+                    at_open: false,
+                })));
+                self.slots[slot] = buf;
+                None
+            }
+        }
+    }
+
+    /// Hashes the large files of a claim into their places in `out`.
+    fn finish_large(&mut self, large: Vec<Large>, out: &mut Outs) {
+        let finished = if large.len() >= 2 && multi::backend() != "portable" {
             self.hash_lanes(large)
         } else {
             large
@@ -215,15 +535,12 @@ impl<'a> Worker<'a> {
                     let mut h = Md5::new();
                     h.update(&l.buf);
                     let r = self.stream(&mut l.file, &mut h);
-                    (l.idx, r.map(|()| h.finalize().into()))
+                    (l.pos, r.map(|()| h.finalize().into()))
                 })
                 .collect()
         };
-        for (idx, r) in done {
-            out[idx] = r.map_err(|err| HashError {
-                err,
-                at_open: false,
-            });
+        for (pos, r) in finished {
+            out[pos] = Some(done(r));
         }
     }
 
@@ -238,7 +555,7 @@ impl<'a> Worker<'a> {
         let mut busy: Vec<Option<(Large, usize)>> = (0..width)
             .map(|_| waiting.next().map(|l| (l, SMALL_MAX)))
             .collect();
-        let mut done = Vec::new();
+        let mut finished = Vec::new();
         while busy.iter().any(Option::is_some) {
             let chunks: Vec<&[u8]> = busy
                 .iter()
@@ -253,38 +570,51 @@ impl<'a> Worker<'a> {
                         *n = k;
                         continue;
                     }
-                    Ok(k) => done.push((l.idx, Ok(lanes.finalize_lane(lane, &l.buf[..k])))),
+                    Ok(k) => finished.push((l.pos, Ok(lanes.finalize_lane(lane, &l.buf[..k])))),
                     Err(e) => {
                         lanes.reset_lane(lane);
-                        done.push((l.idx, Err(e)));
+                        finished.push((l.pos, Err(e)));
                     }
                 }
                 *b = waiting.next().map(|l| (l, SMALL_MAX));
             }
         }
-        done
+        finished
     }
 }
 
-/// EMFILE or ENFILE: no file descriptor left.
-fn out_of_fds(e: &io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(23 | 24))
+/// The outcome of a file that opened: a read error, if any, is not an
+/// open error.
+fn done(r: io::Result<[u8; 16]>) -> Res {
+    Res::Done(r.map_err(|err| HashError {
+        err,
+        at_open: false,
+    }))
 }
 
-/// Files that threads hold open while they wait for a lane.
-static HELD_OPEN: AtomicUsize = AtomicUsize::new(0);
+// --- scheduling ----------------------------------------------------------
 
-/// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`;
-/// counted in [`HELD_OPEN`] until dropped.
-struct Large {
-    idx: usize,
-    file: File,
-    buf: Vec<u8>,
-}
-
-impl Drop for Large {
-    fn drop(&mut self) {
-        HELD_OPEN.fetch_sub(1, Ordering::AcqRel);
+/// Caps glibc's malloc arenas. By default each new thread may get its own,
+/// up to 8 per CPU, and each reserves 64 MiB of address space: under an
+/// address-space limit (`prlimit --as`) that, not the threads, runs out,
+/// and a failed allocation aborts. The workers allocate a few buffers per
+/// batch of files, so a few arenas serve them as well. Call it before
+/// threads start.
+pub fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn mallopt(
+                param: std::os::raw::c_int,
+                value: std::os::raw::c_int,
+            ) -> std::os::raw::c_int;
+        }
+        const M_ARENA_MAX: std::os::raw::c_int = -8;
+        // SAFETY: `mallopt` is glibc's (this is a glibc target); it only
+        // sets a tunable, and no other thread exists yet.
+        unsafe {
+            mallopt(M_ARENA_MAX, 1);
+        }
     }
 }
 
@@ -293,70 +623,145 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when work is queued or the queue is closed.
     work: Condvar,
-    /// Signalled when results arrive.
+    /// Signalled when results arrive or a worker ends.
     done: Condvar,
 }
 
 #[derive(Default)]
 struct State {
     queue: VecDeque<(usize, PathBuf)>,
-    results: HashMap<usize, (PathBuf, Outcome)>,
+    results: HashMap<usize, Res>,
     closed: bool,
+    /// Workers started and not ended.
+    alive: usize,
+    /// Workers waiting for work.
+    idle: usize,
     /// Workers hashing a claim.
     busy: usize,
-    /// A worker panicked: its results will never come.
-    failed: bool,
+    /// The first input whose hashing panicked: its outcome never comes.
+    failed_at: Option<usize>,
 }
 
-/// Tells the waiting caller when a worker unwinds, so that it does not
-/// wait forever for that worker's results.
-struct PanicGuard<'a>(&'a Shared);
+impl State {
+    fn fail(&mut self, idx: usize) {
+        self.failed_at = Some(self.failed_at.map_or(idx, |f| f.min(idx)));
+    }
+}
 
-impl Drop for PanicGuard<'_> {
+/// Closes the queue when the calling thread leaves [`run`], also when it
+/// unwinds, so that no worker waits for work forever.
+struct CloseOnDrop<'a>(&'a Shared);
+
+impl Drop for CloseOnDrop<'_> {
     fn drop(&mut self) {
-        if std::thread::panicking() {
-            let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
-            st.failed = true;
-            drop(st);
-            self.0.done.notify_all();
+        lock(&self.0.state).closed = true;
+        self.0.work.notify_all();
+    }
+}
+
+/// Counts a worker out when it ends, also when its thread fails to start
+/// (the guard is moved into the thread), and if it unwinds while hashing,
+/// marks its claim failed, so that the caller does not wait for it.
+struct WorkerGuard<'a> {
+    shared: &'a Shared,
+    claim_start: Option<usize>,
+}
+
+impl Drop for WorkerGuard<'_> {
+    fn drop(&mut self) {
+        let mut st = lock(&self.shared.state);
+        st.alive -= 1;
+        if let Some(i) = self.claim_start.filter(|_| std::thread::panicking()) {
+            st.fail(i);
         }
+        drop(st);
+        self.shared.done.notify_all();
     }
 }
 
 /// Runs every item of `items` through `consume`, in order. An item with an
-/// input gets the input back with its outcome; an item without one (a
-/// message to print in sequence, say) gets `None`. `jobs` is the most
-/// threads that hash at once; 1 hashes on the calling thread only.
-pub fn run<T, I, F>(jobs: usize, bytes: &AtomicU64, items: I, mut consume: F)
+/// input gets the outcome of hashing it; an item without one (a message to
+/// print in sequence, say) gets `None`. Before the engine blocks, the
+/// consumer gets [`Step::Idle`]. Returns [`Failed`] when a worker panicked,
+/// after consuming the items before the one it failed on.
+pub fn run<T, I, F>(cfg: &Config<'_>, items: I, mut consume: F) -> Result<(), Failed>
 where
     I: Iterator<Item = (Option<Input>, T)>,
-    F: FnMut(T, Option<(Input, Outcome)>),
+    F: FnMut(Step<T>),
 {
-    if jobs <= 1 {
-        return run_sequential(bytes, items, consume);
-    }
     let shared = Shared {
         state: Mutex::new(State::default()),
         work: Condvar::new(),
         done: Condvar::new(),
     };
+    let max_workers = if cfg.jobs <= 1 { 0 } else { cfg.jobs };
     std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| worker(&shared, bytes, jobs));
-        }
-        let mut me = Worker::new(bytes);
+        let _close = CloseOnDrop(&shared);
+        let handles = std::cell::RefCell::new(Vec::new());
+        let mut can_spawn = max_workers > 0;
+        let mut queued = 0usize;
+        // Queues paths, and starts workers up to one per path queued so far
+        // (so that two files get two threads, and a few files never cost
+        // hundreds of threads).
+        let mut queue = |fresh: &mut Vec<(usize, PathBuf)>| {
+            if fresh.is_empty() {
+                return;
+            }
+            queued += fresh.len();
+            let mut st = lock(&shared.state);
+            st.queue.extend(fresh.drain(..));
+            let want = if can_spawn {
+                max_workers
+                    .min(queued)
+                    .saturating_sub(handles.borrow().len())
+            } else {
+                0
+            };
+            // Counted before they start, so that the first one to claim
+            // work leaves a share for the others.
+            st.alive += want;
+            drop(st);
+            for _ in 0..want {
+                // A thread that cannot be started means fewer workers (its
+                // guard, dropped unused, counts it out).
+                let guard = WorkerGuard {
+                    shared: &shared,
+                    claim_start: None,
+                };
+                let started = std::thread::Builder::new()
+                    .stack_size(WORKER_STACK)
+                    .spawn_scoped(s, move || worker(guard, cfg));
+                match started {
+                    Ok(h) => handles.borrow_mut().push(h),
+                    Err(_) => can_spawn = false,
+                }
+            }
+            shared.work.notify_all();
+        };
+        let mut me = Worker::new(cfg);
         // Items not yet consumed, oldest first; `Some(false)` waits for a
         // worker, `Some(true)` is standard input, `None` has no input.
         let mut pending: VecDeque<(Option<bool>, T)> = VecDeque::new();
         let mut next = 0usize; // index of pending.front()
-        let mut ready: HashMap<usize, (PathBuf, Outcome)> = HashMap::new();
+        let mut ready: HashMap<usize, Res> = HashMap::new();
         let mut items = items.fuse();
         let mut fresh: Vec<(usize, PathBuf)> = Vec::new();
-        loop {
+        let batch = BATCH * cfg.jobs.max(1);
+        let mut exhausted = false;
+        let result = loop {
             // Refill once half the window is consumed, queueing in batches,
             // so that a lock and a wake-up are paid per batch, not per item.
-            while pending.len() < WINDOW && (pending.len() <= WINDOW / 2 || !fresh.is_empty()) {
+            // Taking items can block (a checksum list on a pipe): write out
+            // what is known first.
+            if !exhausted && pending.len() <= WINDOW / 2 {
+                consume(Step::Idle);
+            }
+            while !exhausted
+                && pending.len() < WINDOW
+                && (pending.len() <= WINDOW / 2 || !fresh.is_empty())
+            {
                 let Some((input, t)) = items.next() else {
+                    exhausted = true;
                     break;
                 };
                 let kind = match input {
@@ -368,56 +773,98 @@ where
                     }
                 };
                 pending.push_back((kind, t));
-                if fresh.len() >= BATCH * jobs {
+                if fresh.len() >= batch {
                     // Let the workers start while the window fills.
-                    shared.state.lock().unwrap().queue.extend(fresh.drain(..));
-                    shared.work.notify_all();
+                    queue(&mut fresh);
                 }
             }
-            if !fresh.is_empty() {
-                shared.state.lock().unwrap().queue.extend(fresh.drain(..));
-                shared.work.notify_all();
-            }
+            queue(&mut fresh);
             let Some((kind, t)) = pending.pop_front() else {
-                break;
+                break Ok(());
             };
             match kind {
-                None => consume(t, None),
+                None => consume(Step::Item(t, None)),
                 Some(true) => {
+                    consume(Step::Idle);
                     let r = me.hash_stdin();
-                    consume(t, Some((Input::Stdin, r)));
+                    consume(Step::Item(t, Some(r)));
                 }
                 Some(false) => {
-                    let (p, r) = match ready.remove(&next) {
-                        Some(x) => x,
-                        None => {
-                            let mut st = shared.state.lock().unwrap();
-                            while !st.results.contains_key(&next) {
-                                assert!(!st.failed, "a hashing thread failed");
-                                st = shared.done.wait(st).unwrap();
-                            }
-                            ready.extend(st.results.drain());
+                    let mut idle_sent = false;
+                    let res = loop {
+                        if let Some(r) = ready.remove(&next) {
+                            break Some(r);
+                        }
+                        let mut st = lock(&shared.state);
+                        ready.extend(st.results.drain());
+                        if ready.contains_key(&next) {
+                            continue;
+                        }
+                        if st.failed_at.is_some_and(|f| f <= next) {
+                            break None;
+                        }
+                        // A thread that died as it started (out of memory)
+                        // may not have counted itself out.
+                        let live = handles.borrow().iter().filter(|h| !h.is_finished()).count();
+                        if st.alive == 0 || live == 0 {
+                            // No worker (none could start, or -j 1): hash
+                            // the next claim here.
+                            let n = st.queue.len().min(BATCH);
+                            let claim: Vec<(usize, PathBuf)> = st.queue.drain(..n).collect();
                             drop(st);
-                            ready.remove(&next).unwrap()
+                            if claim.is_empty() {
+                                break None; // cannot happen: `next` is queued
+                            }
+                            if !idle_sent {
+                                consume(Step::Idle);
+                                idle_sent = true;
+                            }
+                            ready.extend(me.hash_files(&claim));
+                            continue;
+                        }
+                        if !idle_sent {
+                            drop(st);
+                            consume(Step::Idle);
+                            idle_sent = true;
+                            continue;
+                        }
+                        let tick = Duration::from_millis(20);
+                        let waited = shared.done.wait_timeout(st, tick);
+                        drop(waited.unwrap_or_else(|e| e.into_inner()));
+                    };
+                    let Some(res) = res else {
+                        break Err(Failed);
+                    };
+                    let r = match res {
+                        Res::Done(r) => r,
+                        Res::Alone(path) => {
+                            consume(Step::Idle);
+                            me.hash_alone(&path)
                         }
                     };
-                    consume(t, Some((Input::Path(p), r)));
+                    consume(Step::Item(t, Some(r)));
                 }
             }
             next += 1;
+        };
+        drop(_close);
+        for h in handles.into_inner() {
+            // A worker that panicked has been accounted for already.
+            let _ = h.join();
         }
-        shared.state.lock().unwrap().closed = true;
-        shared.work.notify_all();
-    });
+        result
+    })
 }
 
-fn worker(shared: &Shared, bytes: &AtomicU64, jobs: usize) {
-    let _guard = PanicGuard(shared);
-    let mut w = Worker::new(bytes);
+fn worker(mut guard: WorkerGuard<'_>, cfg: &Config<'_>) {
+    let shared = guard.shared;
+    let mut w = Worker::new(cfg);
     loop {
-        let mut st = shared.state.lock().unwrap();
+        let mut st = lock(&shared.state);
         while st.queue.is_empty() && !st.closed {
-            st = shared.work.wait(st).unwrap();
+            st.idle += 1;
+            st = shared.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.idle -= 1;
         }
         if st.queue.is_empty() {
             return;
@@ -426,63 +873,233 @@ fn worker(shared: &Shared, bytes: &AtomicU64, jobs: usize) {
         // short, an even share for each idle thread (counting this one),
         // rather than half of what is left each time, which would end a
         // run with claims too small to fill the lanes.
-        let idle = jobs - st.busy;
+        let idle = st.alive.saturating_sub(st.busy).max(1);
         let n = st.queue.len().div_ceil(idle).clamp(1, BATCH);
         let claim: Vec<(usize, PathBuf)> = st.queue.drain(..n).collect();
         st.busy += 1;
         drop(st);
-        let outcomes = w.hash_files(claim.iter().map(|(_, p)| p));
-        let mut st = shared.state.lock().unwrap();
-        for ((i, p), r) in claim.into_iter().zip(outcomes) {
-            st.results.insert(i, (p, r));
+        guard.claim_start = Some(claim[0].0);
+        let mut failed = None;
+        let results = match catch_unwind(AssertUnwindSafe(|| w.hash_files(&claim))) {
+            Ok(r) => r,
+            Err(_) => {
+                // Redo the claim one input at a time with fresh buffers, to
+                // keep the outcomes before the input that panics.
+                w = Worker::new(cfg);
+                let mut r = Vec::new();
+                for item in &claim {
+                    let one = std::slice::from_ref(item);
+                    match catch_unwind(AssertUnwindSafe(|| Worker::new(cfg).hash_files(one))) {
+                        Ok(x) => r.extend(x),
+                        Err(_) => {
+                            failed = Some(item.0);
+                            break;
+                        }
+                    }
+                }
+                r
+            }
+        };
+        guard.claim_start = None;
+        let mut st = lock(&shared.state);
+        st.results.extend(results);
+        if let Some(i) = failed {
+            st.fail(i);
         }
         st.busy -= 1;
         drop(st);
-        shared.done.notify_one();
+        shared.done.notify_all();
     }
 }
 
-fn run_sequential<T, I, F>(bytes: &AtomicU64, items: I, mut consume: F)
-where
-    I: Iterator<Item = (Option<Input>, T)>,
-    F: FnMut(T, Option<(Input, Outcome)>),
-{
-    let mut w = Worker::new(bytes);
-    let mut items = items.peekable();
-    let mut chunk: Vec<(Option<Input>, T)> = Vec::with_capacity(BATCH);
-    loop {
-        // A run of consecutive files is read and hashed as one batch; stdin
-        // and items without input are handled where they stand.
-        chunk.clear();
-        while chunk.len() < BATCH {
-            match items.peek() {
-                Some((Some(Input::Path(_)), _)) => chunk.push(items.next().unwrap()),
-                _ => break,
-            }
-        }
-        if chunk.is_empty() {
-            let Some((input, t)) = items.next() else {
-                return;
-            };
-            match input {
-                Some(Input::Stdin) => {
-                    let r = w.hash_stdin();
-                    consume(t, Some((Input::Stdin, r)));
-                }
-                other => consume(t, other.map(|_| unreachable!())),
-            }
-            continue;
-        }
-        let paths: Vec<&PathBuf> = chunk
-            .iter()
-            .map(|(i, _)| match i {
-                Some(Input::Path(p)) => p,
-                _ => unreachable!(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+
+    /// What `run` returned, the digests consumed (by index) and how many
+    /// files were read one at a time.
+    type RunResult = (Result<(), Failed>, Vec<(usize, [u8; 16])>, usize);
+
+    /// Hashing a file of this name panics (test builds only).
+    pub(super) const PANIC_HERE: &str = "panic-here";
+
+    fn temp_dir(tag: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("md5sum-engine-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        p
+    }
+
+    /// Files of assorted sizes (small, large, around 64 KiB) in `dir`.
+    fn files(dir: &Path, n: usize) -> Vec<(PathBuf, [u8; 16])> {
+        (0..n)
+            .map(|i| {
+                let len = [0, 5, 4096, 65535, 65536, 65537, 200_000][i % 7] + i;
+                let data: Vec<u8> = (0..len).map(|k| (k * 31 + i) as u8).collect();
+                let p = dir.join(format!("f{i:03}"));
+                std::fs::write(&p, &data).unwrap();
+                (p, Md5::digest(&data).into())
             })
-            .collect();
-        let outcomes = w.hash_files(paths.into_iter());
-        for ((input, t), r) in chunk.drain(..).zip(outcomes) {
-            consume(t, Some((input.unwrap(), r)));
+            .collect()
+    }
+
+    /// Runs the engine over paths, on another thread with a deadline, so
+    /// that a hang fails the test instead of stalling it. Returns the
+    /// outcome and the indices consumed.
+    fn run_paths(
+        paths: Vec<PathBuf>,
+        jobs: usize,
+        sysfs: Option<PathBuf>,
+    ) -> std::thread::Result<RunResult> {
+        run_paths_until(paths, jobs, sysfs, usize::MAX)
+    }
+
+    /// [`run_paths`] whose consumer panics at item `panic_at`.
+    fn run_paths_until(
+        paths: Vec<PathBuf>,
+        jobs: usize,
+        sysfs: Option<PathBuf>,
+        panic_at: usize,
+    ) -> std::thread::Result<RunResult> {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                let bytes = AtomicU64::new(0);
+                let cfg = Config::new(jobs, sysfs.as_deref(), &bytes);
+                let mut seen = Vec::new();
+                let items = paths
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, p)| (Some(Input::Path(p)), i));
+                let r = run(&cfg, items, |step| {
+                    if let Step::Item(i, Some(r)) = step {
+                        assert!(i != panic_at, "the consumer fails");
+                        seen.push((i, r.unwrap()));
+                    }
+                });
+                (r, seen, cfg.read_alone.load(Ordering::Relaxed))
+            }));
+            let _ = tx.send(r);
+        });
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("the engine did not return: it hangs")
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn device_numbers() {
+        // makedev(8, 1) and makedev(259, 65539), as glibc encodes them.
+        assert_eq!(major_minor(0x801), (8, 1));
+        let dev = (259u64 << 8) | (65539u64 & 0xff) | (65539u64 & !0xff) << 12;
+        assert_eq!(major_minor(dev), (259, 65539));
+    }
+
+    /// A sysfs tree with a rotational disk `sda` (8:0) and its partition
+    /// `sda1` (8:1), a solid-state disk (259:0), and `extra` (a "MAJ:MIN"
+    /// name) made a partition of `sda`.
+    #[cfg(unix)]
+    fn fake_sysfs(root: &Path, extra: &str) {
+        let disk = root.join("devices/pci/block/sda");
+        std::fs::create_dir_all(disk.join("queue")).unwrap();
+        std::fs::write(disk.join("queue/rotational"), "1\n").unwrap();
+        for part in ["sda1", "sda2"] {
+            std::fs::create_dir_all(disk.join(part)).unwrap();
+            std::fs::write(disk.join(part).join("partition"), "1\n").unwrap();
         }
+        let ssd = root.join("devices/pci/block/nvme0n1");
+        std::fs::create_dir_all(ssd.join("queue")).unwrap();
+        std::fs::write(ssd.join("queue/rotational"), "0\n").unwrap();
+        let links = root.join("dev/block");
+        std::fs::create_dir_all(&links).unwrap();
+        let link = |name: &str, to: &str| {
+            std::os::unix::fs::symlink(format!("../../devices/pci/block/{to}"), links.join(name))
+                .unwrap()
+        };
+        link("8:0", "sda");
+        link("8:1", "sda/sda1");
+        link("259:0", "nvme0n1");
+        link(extra, "sda/sda2");
+    }
+
+    #[cfg(unix)]
+    fn makedev(major: u64, minor: u64) -> u64 {
+        (major & 0xfff) << 8 | (major & !0xfff) << 32 | (minor & 0xff) | (minor & !0xff) << 12
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn rotational_from_sysfs() {
+        let root = temp_dir("sysfs");
+        fake_sysfs(&root, "1:1");
+        assert!(rotational(&root, makedev(8, 0)));
+        assert!(rotational(&root, makedev(8, 1)), "a partition: its disk's");
+        assert!(!rotational(&root, makedev(259, 0)));
+        assert!(!rotational(&root, makedev(0, 45)), "not in sysfs (tmpfs)");
+        assert!(!rotational(&root, makedev(7, 3)));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// With the default -j, files on a rotational disk are read one at a
+    /// time; an explicit -j reads them side by side; digests are the same.
+    #[test]
+    #[cfg(unix)]
+    fn rotational_disk_reads_one_file_at_a_time() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = temp_dir("rot-files");
+        let want = files(&dir, 40);
+        let (major, minor) = major_minor(std::fs::metadata(&dir).unwrap().dev());
+        let root = temp_dir("rot-sysfs");
+        fake_sysfs(&root, &format!("{major}:{minor}"));
+        let paths: Vec<PathBuf> = want.iter().map(|(p, _)| p.clone()).collect();
+        let digests: Vec<(usize, [u8; 16])> = want.iter().map(|x| x.1).enumerate().collect();
+        for (jobs, sysfs, alone) in [
+            (4, Some(root.clone()), 40),
+            (1, Some(root.clone()), 40),
+            (4, None, 0),
+        ] {
+            let (r, seen, read_alone) = run_paths(paths.clone(), jobs, sysfs.clone()).unwrap();
+            assert!(r.is_ok());
+            assert_eq!(seen, digests, "-j{jobs}, sysfs {sysfs:?}");
+            assert_eq!(read_alone, alone, "-j{jobs}, sysfs {sysfs:?}");
+        }
+        // The same disk marked solid-state.
+        std::fs::write(root.join("devices/pci/block/sda/queue/rotational"), "0\n").unwrap();
+        let other_root = temp_dir("rot-sysfs-ssd");
+        std::fs::remove_dir(&other_root).unwrap();
+        std::fs::rename(&root, &other_root).unwrap();
+        let (r, seen, read_alone) = run_paths(paths, 4, Some(other_root.clone())).unwrap();
+        assert!(r.is_ok());
+        assert_eq!(seen, digests);
+        assert_eq!(read_alone, 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&other_root).unwrap();
+    }
+
+    /// A worker that panics ends the run: the items before the one it
+    /// failed on are consumed, then `run` returns `Failed`, without waiting
+    /// forever for the lost results.
+    #[test]
+    fn worker_panic_ends_the_run() {
+        let dir = temp_dir("panic");
+        let want = files(&dir, 40);
+        let mut paths: Vec<PathBuf> = want.iter().map(|(p, _)| p.clone()).collect();
+        std::fs::write(dir.join(PANIC_HERE), b"").unwrap();
+        paths.insert(17, dir.join(PANIC_HERE));
+        for jobs in [2, 4, 16] {
+            let (r, seen, _) = run_paths(paths.clone(), jobs, None).unwrap();
+            assert!(r.is_err(), "-j{jobs}");
+            let before: Vec<(usize, [u8; 16])> =
+                want[..17].iter().map(|x| x.1).enumerate().collect();
+            assert_eq!(seen, before, "-j{jobs}");
+        }
+        // On the calling thread (-j1) the panic unwinds out of `run`.
+        assert!(run_paths(paths.clone(), 1, None).is_err());
+        // So does a panic of the consumer, with workers waiting for work.
+        paths.remove(17);
+        for jobs in [1, 4] {
+            assert!(run_paths_until(paths.clone(), jobs, None, 5).is_err());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -11,14 +11,13 @@ mod output;
 mod progress;
 mod quote;
 
-use engine::{Input, Outcome};
+use engine::{Input, Step};
 use output::{reason, Out};
 use progress::Progress;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 fn help(prog: &str) -> String {
@@ -35,7 +34,8 @@ With no FILE, or when FILE is -, read standard input.
   -z, --zero            end each output line with NUL, not newline,
                           and disable file name escaping
   -j, --jobs=N          hash with N threads (default: one per CPU, at most
-                          256); 1 reads and hashes one file after another
+                          256, reading files on a rotational disk one at a
+                          time); 1 reads and hashes one file after another
 
 The following five options are useful only when verifying checksums:
       --ignore-missing  don't fail or report status for missing files
@@ -53,10 +53,23 @@ The default mode is to print a line with: checksum, a space,
 a character indicating input mode ('*' for binary, ' ' for text
 or where binary is insignificant), and name for each FILE.
 
-Note: binary mode and text mode read files the same way.
+Note: binary mode and text mode read files the same way.{PLATFORM_NOTE}
 "
     )
 }
+
+/// What --help adds where this md5sum differs from GNU's build there.
+#[cfg(windows)]
+const PLATFORM_NOTE: &str = "
+On Windows binary mode is the default, as in GNU's Windows builds, but text
+mode (-t) does not translate CR-LF line ends as theirs does: it only marks
+the name with ' ' instead of '*'. Error messages are Windows' own.";
+#[cfg(all(not(windows), not(target_os = "linux")))]
+const PLATFORM_NOTE: &str = "
+-j: files on rotational disks are read side by side here (that rule needs
+Linux's sysfs).";
+#[cfg(target_os = "linux")]
+const PLATFORM_NOTE: &str = "";
 
 fn version() -> String {
     format!(
@@ -88,15 +101,39 @@ fn input_for(name: &[u8]) -> Input {
     if name == b"-" {
         Input::Stdin
     } else {
-        Input::Path(PathBuf::from(OsStr::from_bytes(name)))
+        Input::Path(path_from_bytes(name))
     }
+}
+
+/// A file name as bytes (for a name from the command line, as the
+/// platform gives it: its bytes on Unix, UTF-8 on Windows) back to a path.
+fn path_from_bytes(name: &[u8]) -> PathBuf {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        PathBuf::from(OsStr::from_bytes(name))
+    }
+    #[cfg(not(unix))]
+    {
+        // A name that is not UTF-8 names no Windows file; the lossy one
+        // fails to open as it should.
+        PathBuf::from(String::from_utf8_lossy(name).into_owned())
+    }
+}
+
+/// Whether a name is printed as read in binary mode. Without `-b` or `-t`,
+/// GNU md5sum's builds for Windows (where the C library translates line
+/// ends in text mode) read in binary mode, standard input too unless it
+/// is a terminal; elsewhere text mode is the default, and the same bytes
+/// are read in either mode.
+fn binary_mode(explicit: Option<bool>, name: &[u8]) -> bool {
+    explicit.unwrap_or(cfg!(windows) && !(name == b"-" && io::stdin().is_terminal()))
 }
 
 /// Settings shared by both modes.
 struct Ctx<'a> {
     o: &'a args::Opts,
-    jobs: usize,
-    bytes: &'a AtomicU64,
+    engine: engine::Config<'a>,
     utf8: bool,
 }
 
@@ -115,10 +152,14 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
     let mut ok = true;
     let items = files
         .iter()
-        .map(|f| (Some(input_for(f.as_bytes())), f.as_bytes()));
+        .map(|f| (Some(input_for(f.as_encoded_bytes())), f.as_encoded_bytes()));
     let mut rec = Vec::new();
-    engine::run(cx.jobs, cx.bytes, items, |name: &[u8], r| {
-        let Some((_, r)) = r else { return };
+    let run = engine::run(&cx.engine, items, |step: Step<&[u8]>| {
+        let (name, r) = match step {
+            Step::Idle => return out.flush(),
+            Step::Item(name, Some(r)) => (name, r),
+            Step::Item(_, None) => return,
+        };
         match r {
             Ok(d) => {
                 rec.clear();
@@ -141,7 +182,11 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
                 } else {
                     rec.extend_from_slice(&hex(&d));
                     rec.push(b' ');
-                    rec.push(if o.binary == Some(true) { b'*' } else { b' ' });
+                    rec.push(if binary_mode(o.binary, name) {
+                        b'*'
+                    } else {
+                        b' '
+                    });
                     put_name(&mut rec);
                 }
                 rec.push(if o.zero { 0 } else { b'\n' });
@@ -153,7 +198,7 @@ fn hash_mode(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
             }
         }
     });
-    ok
+    ok && run.is_ok()
 }
 
 /// Standard input when it was closed: every read fails with EBADF.
@@ -181,11 +226,11 @@ fn check_file(
     out: &mut Out<'_>,
 ) -> bool {
     let o = cx.o;
-    let is_stdin = file.as_bytes() == b"-";
+    let is_stdin = file.as_encoded_bytes() == b"-";
     let shown: &[u8] = if is_stdin {
         b"standard input"
     } else {
-        file.as_bytes()
+        file.as_encoded_bytes()
     };
     let qname = quote::quotef(shown, cx.utf8);
     let stdin = io::stdin();
@@ -200,7 +245,7 @@ fn check_file(
         match File::open(file) {
             Ok(f) => Box::new(BufReader::with_capacity(64 * 1024, f)),
             Err(e) => {
-                cx.file_error(out, file.as_bytes(), &e);
+                cx.file_error(out, file.as_encoded_bytes(), &e);
                 return false;
             }
         }
@@ -213,29 +258,37 @@ fn check_file(
             return None;
         }
         line_no += 1;
-        buf.clear();
-        match reader.read_until(b'\n', &mut buf) {
-            Ok(0) => done = true,
-            Ok(_) => {}
+        let line = match check::read_line(&mut reader, &mut buf) {
+            Ok(check::Read::Line) => &buf[..],
+            Ok(check::Read::Eof) | Ok(check::Read::Endless) => {
+                done = true;
+                continue;
+            }
+            Ok(check::Read::TooLong(first)) => {
+                if first == b'#' {
+                    continue;
+                }
+                return Some((None, Item::Bad(line_no)));
+            }
             Err(_) => {
                 done = true;
                 return Some((None, Item::ReadError));
             }
-        }
-        if done || buf[0] == b'#' {
+        };
+        if line[0] == b'#' {
             continue;
         }
-        let mut len = buf.len();
-        if buf[len - 1] == b'\n' {
+        let mut len = line.len();
+        if line[len - 1] == b'\n' {
             len -= 1;
         }
-        if len > 0 && buf[len - 1] == b'\r' {
+        if len > 0 && line[len - 1] == b'\r' {
             len -= 1;
         }
         if len == 0 {
             continue;
         }
-        return Some(match check::parse(&buf[..len], reversed) {
+        return Some(match check::parse(&line[..len], reversed) {
             Some(l) if !(is_stdin && l.name == b"-") => (Some(input_for(&l.name)), Item::File(l)),
             _ => (None, Item::Bad(line_no)),
         });
@@ -244,70 +297,70 @@ fn check_file(
     let (mut misformatted, mut unreadable, mut mismatched) = (0u64, 0u64, 0u64);
     let (mut well_formed, mut matched, mut read_error) = (false, false, false);
     let mut rec = Vec::new();
-    engine::run(
-        cx.jobs,
-        cx.bytes,
-        items,
-        |item, r: Option<(Input, Outcome)>| {
-            let line = match item {
-                Item::Bad(n) => {
-                    misformatted += 1;
-                    if o.warn {
-                        let mut msg = qname.clone();
-                        msg.extend_from_slice(
-                            format!(": {n}: improperly formatted MD5 checksum line").as_bytes(),
-                        );
-                        out.diag(&msg);
-                    }
-                    return;
+    let run = engine::run(&cx.engine, items, |step: Step<Item>| {
+        let (item, r) = match step {
+            Step::Idle => return out.flush(),
+            Step::Item(item, r) => (item, r),
+        };
+        let line = match item {
+            Item::Bad(n) => {
+                misformatted += 1;
+                if o.warn {
+                    let mut msg = qname.clone();
+                    msg.extend_from_slice(
+                        format!(": {n}: improperly formatted MD5 checksum line").as_bytes(),
+                    );
+                    out.diag(&msg);
                 }
-                Item::ReadError => {
-                    read_error = true;
-                    return;
-                }
-                Item::File(l) => l,
-            };
-            well_formed = true;
-            let Some((_, r)) = r else { unreachable!() };
-            // Only a name with a newline is escaped here, as in GNU md5sum.
-            let escape = !o.status && line.name.contains(&b'\n');
-            rec.clear();
-            if escape {
-                rec.push(b'\\');
-                quote::escape_into(&mut rec, &line.name);
-            } else {
-                rec.extend_from_slice(&line.name);
+                return;
             }
-            match r {
-                Err(e)
-                    if o.ignore_missing && e.at_open && e.err.kind() == io::ErrorKind::NotFound => {
-                }
-                Err(e) => {
-                    unreadable += 1;
-                    cx.file_error(out, &line.name, &e.err);
-                    if !o.status {
-                        rec.extend_from_slice(b": FAILED open or read\n");
-                        out.record(&rec);
-                    }
-                }
-                Ok(d) => {
-                    let good = hex(&d)
-                        .iter()
-                        .zip(line.hex.iter())
-                        .all(|(a, b)| *a == b.to_ascii_lowercase());
-                    if good {
-                        matched = true;
-                    } else {
-                        mismatched += 1;
-                    }
-                    if !o.status && (!good || !o.quiet) {
-                        rec.extend_from_slice(if good { b": OK\n" } else { b": FAILED\n" });
-                        out.record(&rec);
-                    }
+            Item::ReadError => {
+                read_error = true;
+                return;
+            }
+            Item::File(l) => l,
+        };
+        well_formed = true;
+        let Some(r) = r else { unreachable!() };
+        // Only a name with a newline is escaped here, as in GNU md5sum.
+        let escape = !o.status && line.name.contains(&b'\n');
+        rec.clear();
+        if escape {
+            rec.push(b'\\');
+            quote::escape_into(&mut rec, &line.name);
+        } else {
+            rec.extend_from_slice(&line.name);
+        }
+        match r {
+            Err(e) if o.ignore_missing && e.at_open && e.err.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => {
+                unreadable += 1;
+                cx.file_error(out, &line.name, &e.err);
+                if !o.status {
+                    rec.extend_from_slice(b": FAILED open or read\n");
+                    out.record(&rec);
                 }
             }
-        },
-    );
+            Ok(d) => {
+                let good = hex(&d)
+                    .iter()
+                    .zip(line.hex.iter())
+                    .all(|(a, b)| *a == b.to_ascii_lowercase());
+                if good {
+                    matched = true;
+                } else {
+                    mismatched += 1;
+                }
+                if !o.status && (!good || !o.quiet) {
+                    rec.extend_from_slice(if good { b": OK\n" } else { b": FAILED\n" });
+                    out.record(&rec);
+                }
+            }
+        }
+    });
+    if run.is_err() {
+        return false;
+    }
 
     let say = |out: &mut Out<'_>, text: &str| {
         let mut msg = qname.clone();
@@ -358,29 +411,55 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
         .min(MAX_JOBS);
     let progress = io::stderr().is_terminal().then(Progress::new);
     let no_progress = AtomicU64::new(0);
+    // With the default -j, files on a rotational disk are read one at a
+    // time: reading many at once would make its head seek between them.
+    let sysfs = (o.jobs.is_none() && cfg!(target_os = "linux")).then(|| Path::new("/sys"));
     let cx = Ctx {
         o: &o,
-        jobs,
-        bytes: progress.as_ref().map_or(&no_progress, |p| &p.bytes),
+        engine: engine::Config::new(
+            jobs,
+            sysfs,
+            progress.as_ref().map_or(&no_progress, |p| &p.bytes),
+        ),
         utf8: quote::utf8_locale(),
     };
     std::thread::scope(|s| {
-        let drawer = progress.as_ref().map(|p| {
+        // Stops the progress line however the run ends, so that the scope
+        // never waits for its thread forever.
+        struct StopDrawing<'p, 's>(
+            Option<&'p Progress>,
+            Option<std::thread::ScopedJoinHandle<'s, ()>>,
+        );
+        impl Drop for StopDrawing<'_, '_> {
+            fn drop(&mut self) {
+                if let Some(p) = self.0 {
+                    p.finish();
+                }
+                if let Some(d) = &self.1 {
+                    d.thread().unpark();
+                }
+            }
+        }
+        let drawer = progress.as_ref().and_then(|p| {
             let (check, files) = (o.check, &files);
-            s.spawn(move || {
-                p.run(|| {
-                    (!check).then(|| {
-                        files
-                            .iter()
-                            .filter(|f| f.as_bytes() != b"-")
-                            .filter_map(|f| std::fs::metadata(f).ok())
-                            .filter(|m| m.is_file())
-                            .map(|m| m.len())
-                            .sum()
+            // Without a thread for it, there is no progress line.
+            std::thread::Builder::new()
+                .spawn_scoped(s, move || {
+                    p.run(|| {
+                        (!check).then(|| {
+                            files
+                                .iter()
+                                .filter(|f| f.as_encoded_bytes() != b"-")
+                                .filter_map(|f| std::fs::metadata(f).ok())
+                                .filter(|m| m.is_file())
+                                .map(|m| m.len())
+                                .sum()
+                        })
                     })
                 })
-            })
+                .ok()
         });
+        let stop_drawing = StopDrawing(progress.as_ref(), drawer);
         let mut out = Out::new(prog, progress.as_ref());
         engine::STDIN_CLOSED.store(output::was_closed(0), Ordering::Relaxed);
         let ok = if o.check {
@@ -393,10 +472,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
         } else {
             hash_mode(&cx, &files, &mut out)
         };
-        if let (Some(p), Some(d)) = (&progress, drawer) {
-            p.finish();
-            d.thread().unpark();
-        }
+        drop(stop_drawing);
         // coreutils closes standard input at the end when it read it; that
         // fails only when it was closed to begin with.
         let ok = if engine::READ_STDIN.load(Ordering::Relaxed)
@@ -414,10 +490,11 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
 
 fn main() {
     output::default_sigpipe();
+    engine::limit_malloc_arenas();
     let mut argv = std::env::args_os();
     let prog = argv
         .next()
-        .map_or_else(|| b"md5sum".to_vec(), OsString::into_vec);
+        .map_or_else(|| b"md5sum".to_vec(), OsString::into_encoded_bytes);
     let posixly_correct = std::env::var_os("POSIXLY_CORRECT").is_some();
     let parsed = args::parse(argv.collect(), posixly_correct).and_then(|p| {
         if let args::Parsed::Run(o) = &p {

@@ -1,9 +1,13 @@
-//! Standard output and diagnostics, written the way GNU md5sum's stdio
-//! writes them, so that even `2>&1` interleaves the same:
-//! - stdout is line buffered on a terminal, otherwise written in whole
-//!   blocks of `min(st_blksize, 8192)` bytes as glibc does;
-//! - every diagnostic first flushes stdout, as glibc's `error()` does;
-//! - a failed write to stdout is remembered, later output is dropped, and
+//! Standard output and diagnostics.
+//! - Lines reach stdout whole: a write holds only complete lines (records,
+//!   with `-z`) and at most [`PIPE_BUF`] bytes, unless one line is longer,
+//!   so that on a pipe each write is atomic and the lines of several
+//!   md5sums writing to one pipe (`xargs -P`) never mix. GNU md5sum line
+//!   buffers stdout for the same reason; this batches lines that are
+//!   ready together, and writes out what it has whenever the next line
+//!   has to wait ([`Out::flush`] on [`crate::engine::Step::Idle`]).
+//! - Every diagnostic first flushes stdout, as glibc's `error()` does.
+//! - A failed write to stdout is remembered, later output is dropped, and
 //!   `md5sum: write error` is reported at the end (exit status 1).
 
 use crate::progress::Progress;
@@ -11,9 +15,12 @@ use std::io::{self, IsTerminal, Write};
 #[cfg(target_os = "linux")]
 use std::path::Path;
 
+/// The most bytes a write to a pipe is guaranteed atomic for: Linux's
+/// `PIPE_BUF`, and POSIX's minimum elsewhere.
+pub const PIPE_BUF: usize = if cfg!(target_os = "linux") { 4096 } else { 512 };
+
 pub struct Out<'a> {
     buf: Vec<u8>,
-    block: usize,
     line_buffered: bool,
     /// Rust's stdout quietly drops writes to a closed descriptor; GNU's
     /// reports them, so a closed fd 1 is noticed up front.
@@ -24,19 +31,25 @@ pub struct Out<'a> {
     progress: Option<&'a Progress>,
 }
 
-/// glibc's stdout buffer size: `st_blksize` when it is below `BUFSIZ`.
-fn stdout_block() -> usize {
-    #[cfg(target_os = "linux")]
+/// Writes `data` to file descriptor 1 with as few `write` calls as it
+/// takes (one, for at most [`PIPE_BUF`] bytes on a pipe), bypassing the
+/// line buffer of Rust's `Stdout`, which would split a `-z` record at a
+/// newline inside a name.
+fn write_stdout(data: &[u8]) -> io::Result<()> {
+    #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        if let Ok(m) = std::fs::metadata("/proc/self/fd/1") {
-            let b = m.blksize() as usize;
-            if b > 0 && b < 8192 {
-                return b;
-            }
-        }
+        use std::os::fd::FromRawFd;
+        // SAFETY: descriptor 1 stays open for the whole run (the runtime
+        // reopens a closed one on /dev/null before `main`), and
+        // `ManuallyDrop` keeps this `File` from ever closing it.
+        let mut fd1 = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
+        fd1.write_all(data)
     }
-    8192
+    #[cfg(not(unix))]
+    {
+        let mut lock = io::stdout().lock();
+        lock.write_all(data).and_then(|()| lock.flush())
+    }
 }
 
 /// Whether standard descriptor `fd` (0, 1 or 2) was closed when the
@@ -82,14 +95,10 @@ pub fn reason(e: &io::Error) -> String {
 
 impl<'a> Out<'a> {
     pub fn new(prog: Vec<u8>, progress: Option<&'a Progress>) -> Self {
-        let line_buffered = io::stdout().is_terminal();
-        let block = stdout_block();
-        let closed = was_closed(1);
         Out {
-            buf: Vec::with_capacity(block * 2),
-            block,
-            line_buffered,
-            closed,
+            buf: Vec::with_capacity(PIPE_BUF),
+            line_buffered: io::stdout().is_terminal(),
+            closed: was_closed(1),
             failed: None,
             prog,
             progress,
@@ -104,13 +113,9 @@ impl<'a> Out<'a> {
             self.failed = Some(ebadf());
             return;
         }
-        let write = || {
-            let mut lock = io::stdout().lock();
-            lock.write_all(data).and_then(|()| lock.flush())
-        };
         let res = match self.progress {
-            Some(p) if self.line_buffered => p.hidden(write),
-            _ => write(),
+            Some(p) if self.line_buffered => p.hidden(|| write_stdout(data)),
+            _ => write_stdout(data),
         };
         if let Err(e) = res {
             // SIGPIPE is left at its default action, so a closed pipe ends
@@ -121,17 +126,16 @@ impl<'a> Out<'a> {
 
     /// Queues one output record (a whole line, terminator included).
     pub fn record(&mut self, rec: &[u8]) {
-        self.buf.extend_from_slice(rec);
-        if self.line_buffered {
+        if !self.buf.is_empty() && self.buf.len() + rec.len() > PIPE_BUF {
             self.flush();
-        } else if self.buf.len() >= self.block {
-            let whole = self.buf.len() / self.block * self.block;
-            let data = std::mem::take(&mut self.buf);
-            self.write_raw(&data[..whole]);
-            self.buf.extend_from_slice(&data[whole..]);
+        }
+        self.buf.extend_from_slice(rec);
+        if self.line_buffered || self.buf.len() >= PIPE_BUF {
+            self.flush();
         }
     }
 
+    /// Writes out the queued records.
     pub fn flush(&mut self) {
         if !self.buf.is_empty() {
             let data = std::mem::take(&mut self.buf);
@@ -162,11 +166,6 @@ impl<'a> Out<'a> {
     /// coreutils' `close_stdout` does and returns false.
     pub fn finish(&mut self) -> bool {
         self.flush();
-        if self.failed.is_none() {
-            if let Err(e) = io::stdout().lock().flush() {
-                self.failed = Some(e);
-            }
-        }
         match self.failed.take() {
             None => true,
             Some(e) => {
@@ -183,6 +182,13 @@ impl<'a> Out<'a> {
                 false
             }
         }
+    }
+}
+
+impl Drop for Out<'_> {
+    /// Writes out what is queued, also when a panic unwinds the run.
+    fn drop(&mut self) {
+        self.flush();
     }
 }
 

@@ -2,7 +2,9 @@
 //! installed, every case is also run through it and stdout, stderr and the
 //! exit status must be identical (both run with argv[0] = "md5sum", so the
 //! program name in messages matches). Known answers are asserted whether or
-//! not GNU is present.
+//! not GNU is present. Unix only (shells, FIFOs, resource limits);
+//! `tests/portable.rs` runs everywhere.
+#![cfg(unix)]
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -796,4 +798,415 @@ fn closed_standard_input() {
     );
     assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
     assert_eq!(r.code, Some(1));
+}
+
+/// Whether a command is installed (the tests that need it are skipped,
+/// with a message, where it is not).
+fn have(cmd: &str) -> bool {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {cmd}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!("{cmd} not found: a case that needs it is skipped");
+    }
+    found
+}
+
+/// [`same_shell`] for a script with our options in braces (`{-j4}`): ours
+/// runs them, GNU's runs without them.
+fn same_shell_ours(dir: &Path, script: &str) -> Run {
+    let strip = |keep: bool| {
+        let mut out = String::new();
+        let mut rest = script;
+        while let Some(open) = rest.find('{') {
+            let close = open + rest[open..].find('}').unwrap();
+            out += &rest[..open];
+            if keep {
+                out += &rest[open + 1..close];
+            }
+            rest = &rest[close + 1..];
+        }
+        out + rest
+    };
+    let ours = shell(OURS, dir, &strip(true));
+    if let Some(g) = gnu() {
+        let theirs = shell(g, dir, &strip(false));
+        assert_eq!(theirs, ours, "{script}\nGNU: {theirs}\nours: {ours}");
+    }
+    ours
+}
+
+/// Deterministic pseudo-random bytes.
+fn noise(len: usize, mut state: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 24) as u8
+        })
+        .collect()
+}
+
+fn md5_hex(data: &[u8]) -> String {
+    use md5::{Digest, Md5};
+    format!("{:x}", Md5::digest(data))
+}
+
+/// Several md5sums writing into one pipe (`xargs -P`): every line arrives
+/// whole. Lines used to be cut wherever an 8 KiB buffer ended; the race
+/// shows in most runs, so it is run many times.
+#[test]
+fn parallel_md5sums_never_split_lines() {
+    if !have("xargs") {
+        return;
+    }
+    let t = TempDir::new();
+    std::fs::create_dir(t.path().join("t")).unwrap();
+    for i in 1..=500 {
+        t.file(format!("t/{i}"), b"");
+    }
+    let script = "for i in $(seq 30); do \
+                  find t t t -type f | xargs -n500 -P2 \"$0\" > out || exit 9; \
+                  echo \"$(wc -l < out) $(grep -vc '^[0-9a-f]\\{32\\}  t/[0-9]*$' out)\"; \
+                  done";
+    let mut bins = vec![OURS];
+    bins.extend(gnu());
+    for bin in bins {
+        let r = shell(bin, t.path(), script);
+        assert_eq!(r.code, Some(0), "{bin}: {r}");
+        let want = "1500 0\n".repeat(30);
+        assert_eq!(
+            String::from_utf8_lossy(&r.stdout),
+            want,
+            "{bin}: lines per run, broken lines"
+        );
+    }
+}
+
+/// A line is written as soon as it is known when the next input has to be
+/// waited for: here the next input is a FIFO whose writer waits for the
+/// line before it.
+#[test]
+fn lines_are_not_held_back_by_a_slow_input() {
+    if !have("mkfifo") {
+        return;
+    }
+    let t = TempDir::new();
+    t.file("a", b"abc");
+    let fifo = t.path().join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut cases: Vec<(&str, Vec<&str>)> = vec![
+        (OURS, vec!["a", "fifo"]),
+        (OURS, vec!["-j1", "a", "fifo"]),
+        (OURS, vec!["-j4", "a", "-", "fifo"]),
+    ];
+    if let Some(g) = gnu() {
+        cases.push((g, vec!["a", "fifo"]));
+    }
+    for (bin, args) in cases {
+        let mut child = Command::new(bin)
+            .arg0("md5sum")
+            .args(&args)
+            .current_dir(t.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let reader = std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut r = std::io::BufReader::new(stdout);
+            let mut first = String::new();
+            r.read_line(&mut first).unwrap();
+            tx.send(first).unwrap();
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut r, &mut rest).unwrap();
+            rest
+        });
+        let first = rx.recv_timeout(std::time::Duration::from_secs(10));
+        // Let the program finish either way.
+        let mut w = std::fs::OpenOptions::new().write(true).open(&fifo).unwrap();
+        w.write_all(b"x").unwrap();
+        drop(w);
+        let status = child.wait().unwrap();
+        let rest = reader.join().unwrap();
+        let first = first.unwrap_or_else(|_| panic!("{bin} {args:?}: no line while waiting"));
+        assert_eq!(first, format!("{ABC}  a\n"), "{bin} {args:?}");
+        assert!(
+            rest.ends_with(&format!("{X}  fifo\n")),
+            "{bin} {args:?}: {rest}"
+        );
+        assert!(status.success(), "{bin} {args:?}");
+    }
+}
+
+/// Two names for one pipe: only regular files are read out of order or
+/// side by side, so the first name gets the data, the second nothing.
+#[test]
+fn pipes_are_read_in_order() {
+    let t = TempDir::new();
+    let five = noise(5_000_000, 0x9e37_79b9_7f4a_7c15);
+    t.file("five", &five);
+    t.file("a", b"abc");
+    let digest = md5_hex(&five);
+    for (args, want) in [
+        (
+            "{-j4} - /dev/stdin",
+            vec![(&digest, "-"), (&EMPTY.into(), "/dev/stdin")],
+        ),
+        (
+            "- /dev/stdin",
+            vec![(&digest, "-"), (&EMPTY.into(), "/dev/stdin")],
+        ),
+        (
+            "{-j1} /dev/stdin /dev/stdin",
+            vec![(&digest, "/dev/stdin"), (&EMPTY.into(), "/dev/stdin")],
+        ),
+        (
+            "{-j3} /dev/stdin a /proc/self/fd/0",
+            vec![
+                (&digest, "/dev/stdin"),
+                (&ABC.into(), "a"),
+                (&EMPTY.into(), "/proc/self/fd/0"),
+            ],
+        ),
+        (
+            "/proc/self/fd/0 five -",
+            vec![
+                (&digest, "/proc/self/fd/0"),
+                (&digest, "five"),
+                (&EMPTY.into(), "-"),
+            ],
+        ),
+    ] {
+        let script = format!("cat five | exec -a md5sum \"$0\" {args}");
+        let r = same_shell_ours(t.path(), &script);
+        let want: String = want.iter().map(|(d, n)| format!("{d}  {n}\n")).collect();
+        assert_eq!(String::from_utf8_lossy(&r.stdout), want, "{args}");
+    }
+    // A regular file whose stat size (0) is not its length.
+    if let Ok(data) = std::fs::read("/proc/version") {
+        let r = same_str(t.path(), &["/proc/version"], b"");
+        assert_eq!(
+            r.stdout,
+            format!("{}  /proc/version\n", md5_hex(&data)).as_bytes()
+        );
+    }
+    // Check mode: a list that names standard input twice.
+    t.file(
+        "sums",
+        format!("{digest}  /dev/stdin\n{EMPTY}  /dev/stdin\n").as_bytes(),
+    );
+    let r = same_shell(t.path(), "cat five | exec -a md5sum \"$0\" -c sums");
+    assert_eq!(r.stdout, b"/dev/stdin: OK\n/dev/stdin: OK\n");
+}
+
+/// A FIFO named twice: the first open reads what the writer wrote, the
+/// second what the next writer writes (nothing).
+#[test]
+fn fifo_named_twice() {
+    if !have("mkfifo") {
+        return;
+    }
+    use std::os::unix::fs::OpenOptionsExt;
+    let five = noise(5_000_000, 0x2545_f491_4f6c_dd1d);
+    let want = format!("{}  p\n{EMPTY}  p\n", md5_hex(&five));
+    let mut bins = vec![(OURS, "-j1"), (OURS, "-j4"), (OURS, "--")];
+    if let Some(g) = gnu() {
+        bins.push((g, "--"));
+    }
+    for (bin, j) in bins {
+        let t = TempDir::new();
+        let p = t.path().join("p");
+        assert!(Command::new("mkfifo").arg(&p).status().unwrap().success());
+        let child = Command::new(bin)
+            .args([j, "p", "p"])
+            .current_dir(t.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let data = five.clone();
+        let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = finished.clone();
+        let writer = std::thread::spawn(move || {
+            // The first reader gets the data.
+            let mut w = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+            w.write_all(&data).unwrap();
+            drop(w);
+            // A non-blocking open for writing fails (ENXIO) while no reader
+            // has the FIFO open: wait for the first reader to close it, then
+            // give the second one an empty write side.
+            const O_NONBLOCK: i32 = 0o4000;
+            let try_open = || {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(O_NONBLOCK)
+                    .open(&p)
+            };
+            let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+            let mut first_gone = false;
+            // (A poll can also give the second reader its empty write side
+            // before the first close is seen: then the program ends.)
+            while std::time::Instant::now() < deadline && !done.load(Ordering::SeqCst) {
+                match try_open() {
+                    Ok(w) if first_gone => {
+                        drop(w);
+                        return;
+                    }
+                    Ok(w) => drop(w),
+                    Err(e) if e.raw_os_error() == Some(6) => first_gone = true,
+                    Err(e) => panic!("{e}"),
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        });
+        let out = child.wait_with_output().unwrap();
+        finished.store(true, Ordering::SeqCst);
+        writer.join().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{bin} {j}");
+        assert!(out.status.success(), "{bin} {j}");
+    }
+}
+
+/// Threads that cannot be started mean fewer workers, and hundreds of jobs
+/// under an address-space limit still print every line (this used to panic
+/// and then wait forever).
+#[test]
+fn no_hang_when_threads_cannot_start() {
+    if !have("prlimit") || !have("timeout") {
+        return;
+    }
+    let t = TempDir::new();
+    t.file("a", b"a\n");
+    let r = same_shell_ours(
+        t.path(),
+        "timeout 60 prlimit --as=400000000 \"$0\" {-j 256} a a",
+    );
+    assert_eq!(r.stdout, b"60b725f10c9c85c70d97880dfe8191b3  a\n".repeat(2));
+    assert_eq!(r.code, Some(0));
+    let mut names = Vec::new();
+    for i in 0..600 {
+        let name = format!("f{i:03}");
+        t.file(&name, &noise(i * 7, i as u64 + 1));
+        names.push(name);
+    }
+    let names = names.join(" ");
+    let r = same_shell_ours(
+        t.path(),
+        &format!("timeout 60 prlimit --as=400000000 \"$0\" {{-j 256}} {names}"),
+    );
+    assert_eq!(r.code, Some(0), "{r}");
+    // A per-user thread limit makes thread creation itself fail; it binds
+    // only an unprivileged user, so run as nobody where the tests are root.
+    let root = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout)
+        .is_ok_and(|u| u.trim() == "0");
+    if root && have("setpriv") {
+        let mode = |p: &Path, m| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+        };
+        mode(t.path(), 0o755);
+        // A copy that nobody can run, wherever the build tree is.
+        let copy = t.path().join("md5sum");
+        std::fs::copy(OURS, &copy).unwrap();
+        mode(&copy, 0o755);
+        for nproc in [1, 2, 3] {
+            let script = |jobs| {
+                format!(
+                    "timeout 60 setpriv --reuid=65534 --regid=65534 --clear-groups \
+                     prlimit --nproc={nproc} \"$0\" {jobs} {names}"
+                )
+            };
+            let r = shell(copy.to_str().unwrap(), t.path(), &script("-j 8"));
+            assert_eq!(r.code, Some(0), "{r}");
+            assert_eq!(r.stdout.iter().filter(|&&b| b == b'\n').count(), 600);
+            if let Some(g) = gnu() {
+                assert_eq!(shell(g, t.path(), &script("")), r, "--nproc={nproc}");
+            }
+        }
+    }
+}
+
+/// With a tight descriptor limit, md5sum falls back to fewer open files,
+/// down to one, rather than failing files GNU's reads.
+#[test]
+fn few_file_descriptors() {
+    if !have("prlimit") {
+        return;
+    }
+    let t = TempDir::new();
+    let mut names = Vec::new();
+    for i in 0..300 {
+        let name = format!("b{i:03}");
+        t.file(&name, &noise(70_000 + i * 100, i as u64 + 7));
+        names.push(name);
+    }
+    let names = names.join(" ");
+    let all = shell(OURS, t.path(), &format!("exec \"$0\" {names}"));
+    t.file("sums", &all.stdout);
+    for (limit, args) in [
+        (4, "{-j2}"),
+        (4, "{-j8}"),
+        (4, ""),
+        (4, "{-j1}"),
+        (5, "{-j2} -c sums"),
+        (5, "{-j8} -c sums"),
+        (5, "-c sums"),
+    ] {
+        let files = if args.contains("-c") { "" } else { &names };
+        let script = format!("prlimit --nofile={limit} \"$0\" {args} {files}");
+        let r = same_shell_ours(t.path(), &script);
+        assert!(r.stderr.is_empty(), "--nofile={limit} {args}: {r}");
+        assert_eq!(r.code, Some(0), "--nofile={limit} {args}");
+        if !args.contains("-c") {
+            assert_eq!(r.stdout, all.stdout, "--nofile={limit} {args}");
+        }
+    }
+}
+
+/// A check-file line longer than any valid one is not held whole: an
+/// endless one (`/dev/zero`) ends the list as GNU's failed allocation does,
+/// and a merely huge one is an improperly formatted line.
+#[test]
+fn huge_check_lines() {
+    if !have("prlimit") || !have("timeout") {
+        return;
+    }
+    let t = TempDir::new();
+    t.file("a", b"abc");
+    let mut huge = format!("{ABC}  a\n").into_bytes();
+    huge.extend(std::iter::repeat_n(b'x', 300_000));
+    huge.extend_from_slice(format!("\n{ABC}  a\n#").as_bytes());
+    huge.extend(std::iter::repeat_n(b'y', 300_000));
+    huge.extend_from_slice(b"\n");
+    t.file("huge", &huge);
+    for flags in ["", "-w", "--strict", "--status", "--quiet"] {
+        let script = format!(
+            "timeout 60 prlimit --as=600000000 \
+             bash -c 'exec -a md5sum \"$0\" -c {flags} /dev/zero' \"$0\""
+        );
+        let r = same_shell(t.path(), &script);
+        assert_eq!(
+            r.stderr,
+            b"md5sum: /dev/zero: no properly formatted checksum lines found\n"
+        );
+        assert_eq!(r.code, Some(1));
+        let r = same_shell(t.path(), &format!("exec -a md5sum \"$0\" -c {flags} huge"));
+        if flags.is_empty() {
+            assert_eq!(r.stdout, b"a: OK\na: OK\n");
+            assert_eq!(
+                r.stderr,
+                b"md5sum: WARNING: 1 line is improperly formatted\n"
+            );
+        }
+    }
 }

@@ -1,8 +1,8 @@
 //! Portable Rust backend: the fallback on every target and the oracle the
 //! other backends are tested against.
 //!
-//! It is a `const fn`, so [`crate::const_digest`] runs the very same code at
-//! compile time. Each step adds the message word and round constant to `a`
+//! It is a `const fn`, so [`digest`] (the crate's `const_digest`) runs the
+//! very same code at compile time. Each step adds the message word and round constant to `a`
 //! before the boolean function is known, so only the boolean function, one
 //! add, the rotate and the final add wait on the previous step's `b`.
 #![allow(clippy::many_single_char_names)]
@@ -101,4 +101,46 @@ pub(crate) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
     for block in blocks {
         compress_block(state, block);
     }
+}
+
+/// The MD5 digest of `data`, padding included, in a `const` context: every
+/// package that compiles these sources exposes it as `const_digest`.
+pub(crate) const fn digest(data: &[u8]) -> [u8; 16] {
+    const BLOCK_SIZE: usize = 64;
+    let mut state = crate::consts::STATE_INIT;
+    let mut rest = data;
+    while let Some((block, tail)) = rest.split_first_chunk::<BLOCK_SIZE>() {
+        compress_block(&mut state, block);
+        rest = tail;
+    }
+
+    // The tail, the 0x80 marker and the bit length fill one block, or two
+    // when fewer than 9 bytes are left after the tail.
+    let mut pad = [0u8; 2 * BLOCK_SIZE];
+    pad.split_at_mut(rest.len()).0.copy_from_slice(rest);
+    pad[rest.len()] = 0x80;
+    let pad_len = if rest.len() < BLOCK_SIZE - 8 {
+        BLOCK_SIZE
+    } else {
+        2 * BLOCK_SIZE
+    };
+    let bit_len = (data.len() as u64).wrapping_mul(8).to_le_bytes();
+    let mut i = 0;
+    while i < 8 {
+        pad[pad_len - 8 + i] = bit_len[i];
+        i += 1;
+    }
+    let (first, second) = pad.split_at(BLOCK_SIZE);
+    compress_block(&mut state, first.first_chunk().unwrap());
+    if pad_len > BLOCK_SIZE {
+        compress_block(&mut state, second.first_chunk().unwrap());
+    }
+
+    let mut out = [0u8; 16];
+    let mut i = 0;
+    while i < 16 {
+        out[i] = (state[i / 4] >> (8 * (i % 4))) as u8;
+        i += 1;
+    }
+    out
 }

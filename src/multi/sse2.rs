@@ -1,213 +1,85 @@
-//! x86_64 SSE2 multi-buffer kernel: two interleaved groups of four lanes,
-//! one message per 32-bit lane of an `__m128i`.
+//! x86_64 SSE2 lane vector: four 32-bit lanes of an `__m128i`, and the
+//! kernel's entry points. SSE2 is part of every x86_64 target with SIMD
+//! registers, so this is the kernel where AVX2 is missing.
 //!
-//! One group alone is bound by the latency of MD5's dependency chain (each
-//! step waits on the previous `b`); two independent groups fill the gaps.
-#![allow(clippy::many_single_char_names)]
+//! Its own trick: without a rotate instruction, `b + rotl(t, s)` adds `b` to
+//! one shifted half at a time.
 
-use super::{Ptrs, Soa};
-use crate::consts::RC;
+use super::lane_vector::LaneVector;
 use core::arch::x86_64::*;
 
-/// Messages per call: two interleaved groups of 4 lanes (`compress::<2>`).
-/// With 4 or fewer messages, `compress::<1>` runs one group.
-pub(super) const LANES: usize = 2 * 4;
+/// Four lanes. SSE2 is baseline where this module is built (see `kernel.rs`),
+/// so every CPU running this code has it.
+#[derive(Clone, Copy)]
+pub(super) struct V4(__m128i);
 
-/// Loads four 16-byte rows and transposes them: row `j` holds words `0..4`
-/// of lane `j`, result `w` holds word `w` of lanes `0..4`.
-macro_rules! transpose4 {
-    ($r0:expr, $r1:expr, $r2:expr, $r3:expr) => {{
-        let t0 = _mm_unpacklo_epi32($r0, $r1);
-        let t1 = _mm_unpackhi_epi32($r0, $r1);
-        let t2 = _mm_unpacklo_epi32($r2, $r3);
-        let t3 = _mm_unpackhi_epi32($r2, $r3);
-        [
-            _mm_unpacklo_epi64(t0, t2),
-            _mm_unpackhi_epi64(t0, t2),
-            _mm_unpacklo_epi64(t1, t3),
-            _mm_unpackhi_epi64(t1, t3),
-        ]
-    }};
-}
+impl LaneVector for V4 {
+    const LANES: usize = 4;
+    const I_BY_SUB: bool = true;
 
-/// Reads block `$off / 64` of each lane of group `$g` into word-major
-/// order: `[__m128i; 16]`, entry `w` holding word `w` of the four lanes.
-/// Callers check that `ptrs[4 * g + j]` is valid for reads of `$off + 64`
-/// bytes, for `j < 4`.
-macro_rules! load_group {
-    ($ptrs:expr, $g:expr, $off:expr) => {{
-        let (ptrs, g, off): (&Ptrs, usize, usize) = ($ptrs, $g, $off);
-        let mut m = [_mm_setzero_si128(); 16];
+    x86_moves!(baseline, 4; _mm_set1_epi32, _mm_loadu_si128, _mm_storeu_si128, _mm_cvtsi128_si32);
+
+    #[inline(always)]
+    unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
+        let p = &ptrs[..4];
+        let mut m = [V4(baseline!(_mm_setzero_si128())); 16];
         for q in 0..4 {
-            let mut r = [_mm_setzero_si128(); 4];
+            // Row `j`: words `4q..4q + 4` of lane `j`, one plain load of
+            // bytes `off + 16 * q ..+ 16`, within the `off + 64` the caller
+            // vouches for; `loadu` needs no alignment.
+            let mut r = [m[0].0; 4];
             for (j, r) in r.iter_mut().enumerate() {
-                // SAFETY: bytes `off + 16 * q .. off + 16 * q + 16` lie in
-                // the `off + 64` readable bytes at this pointer (see the
-                // macro's contract); `loadu` needs no alignment.
-                *r = unsafe { _mm_loadu_si128(ptrs[4 * g + j].add(off + 16 * q).cast()) };
+                *r = baseline!(_mm_loadu_si128(p[j].add(off + 16 * q).cast()));
             }
-            let w = transpose4!(r[0], r[1], r[2], r[3]);
-            m[4 * q..4 * q + 4].copy_from_slice(&w);
+            // Transpose: result `w` holds word `4q + w` of lanes `0..4`.
+            let (t0, t1, t2, t3) = baseline!((
+                _mm_unpacklo_epi32(r[0], r[1]),
+                _mm_unpackhi_epi32(r[0], r[1]),
+                _mm_unpacklo_epi32(r[2], r[3]),
+                _mm_unpackhi_epi32(r[2], r[3]),
+            ));
+            m[4 * q] = V4(baseline!(_mm_unpacklo_epi64(t0, t2)));
+            m[4 * q + 1] = V4(baseline!(_mm_unpackhi_epi64(t0, t2)));
+            m[4 * q + 2] = V4(baseline!(_mm_unpacklo_epi64(t1, t3)));
+            m[4 * q + 3] = V4(baseline!(_mm_unpackhi_epi64(t1, t3)));
         }
         m
-    }};
-}
-
-/// Compresses `blocks` consecutive blocks from each of `ptrs[..4 * G]` into
-/// lanes `0..4 * G` of `state`, as `G` interleaved groups of 4 lanes.
-///
-/// # Safety
-///
-/// `G` is 1 or 2. For each `i < 4 * G`, `ptrs[i]` is valid for reads of `blocks * 64` bytes.
-/// (SSE2 itself is part of the x86_64 baseline.)
-#[target_feature(enable = "sse2")]
-pub(super) unsafe fn compress<const G: usize>(state: &mut Soa, ptrs: &Ptrs, blocks: usize) {
-    macro_rules! add {
-        ($x:expr, $y:expr) => {
-            _mm_add_epi32($x, $y)
-        };
     }
-    let ones = _mm_set1_epi32(-1);
-    // Hides a value from the optimiser, so that it cannot reassociate the
-    // sum: everything added before this does not wait for `b`, and LLVM
-    // otherwise moves the round constant's add after `F`, onto the chain.
+
+    binary_ops!(baseline;
+        add => _mm_add_epi32,
+        sub => _mm_sub_epi32,
+        and => _mm_and_si128,
+        andnot => _mm_andnot_si128,
+        or => _mm_or_si128,
+        xor => _mm_xor_si128,
+    );
+
+    #[inline(always)]
+    fn rotl<const L: i32, const R: i32>(self) -> Self {
+        V4(baseline!(_mm_or_si128(
+            _mm_slli_epi32::<L>(self.0),
+            _mm_srli_epi32::<R>(self.0)
+        )))
+    }
+
     #[cfg(not(miri))]
-    macro_rules! opaque {
-        ($x:expr) => {{
-            let mut x = $x;
-            // SAFETY: the template is a comment; the block only names `x`'s
-            // register and changes no memory, flags or stack.
-            unsafe {
-                core::arch::asm!(
-                    "/* {0} */",
-                    inout(xmm_reg) x,
-                    options(pure, nomem, nostack, preserves_flags)
-                )
-            };
-            x
-        }};
-    }
-    // Miri runs no inline asm; without the barrier only the schedule changes.
-    #[cfg(miri)]
-    macro_rules! opaque {
-        ($x:expr) => {
-            $x
-        };
-    }
-    // `b + rotl(t, s)`. The two shifted halves share no set bit, so the
-    // rotation's `|` is a `+`, and `b` joins the first half while the second
-    // shift is still waiting: the two shifts often issue a cycle apart, and
-    // an `|` of both would wait for the later one. The barrier stops LLVM
-    // from folding the halves back into a rotate.
-    macro_rules! add_rotl {
-        ($b:expr, $t:expr, $s:expr) => {{
-            let t = $t;
-            let hi = opaque!(add!($b, _mm_slli_epi32::<{ $s }>(t)));
-            add!(hi, _mm_srli_epi32::<{ 32 - $s }>(t))
-        }};
-    }
-    // The message words of the current block, word-major, per group.
-    let mut m = [[_mm_setzero_si128(); 16]; G];
-    macro_rules! step {
-        (f, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-            step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
-                $d[g],
-                _mm_and_si128($b[g], _mm_xor_si128($c[g], $d[g]))
-            ))
-        };
-        (g, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-            // (b & d) | (c & !d): the halves share no set bit, so `+` is `|`
-            // and the half without `b` joins the sum early.
-            for g in 0..G {
-                let t = add!(add!($a[g], m[g][$m]), _mm_set1_epi32(RC[$k] as i32));
-                let t = opaque!(add!(t, _mm_andnot_si128($d[g], $c[g])));
-                let t = add!(t, _mm_and_si128($b[g], $d[g]));
-                $a[g] = add_rotl!($b[g], t, $s);
-            }
-        };
-        (h, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-            // c ^ d does not wait for b.
-            step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
-                $b[g],
-                _mm_xor_si128($c[g], $d[g])
-            ))
-        };
-        (i, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-            step!(@ $a, $b, $m, $k, $s, |g| _mm_xor_si128(
-                $c[g],
-                _mm_or_si128($b[g], _mm_xor_si128($d[g], ones))
-            ))
-        };
-        (@ $a:ident, $b:ident, $m:expr, $k:expr, $s:expr, |$g:ident| $f:expr) => {
-            for $g in 0..G {
-                let t = add!(add!($a[$g], m[$g][$m]), _mm_set1_epi32(RC[$k] as i32));
-                let t = opaque!(t);
-                let t = add!(t, $f);
-                $a[$g] = add_rotl!($b[$g], t, $s);
-            }
-        };
+    #[inline(always)]
+    fn opaque(self) -> Self {
+        Self(baseline!(opaque(self.0)))
     }
 
-    let mut a = [_mm_setzero_si128(); G];
-    let mut b = a;
-    let mut c = a;
-    let mut d = a;
-    for g in 0..G {
-        // SAFETY: `4 * g + 4 <= 16`, so each 16-byte load is in bounds of
-        // its row of `state`.
-        unsafe {
-            a[g] = _mm_loadu_si128(state.s[0][4 * g..].as_ptr().cast());
-            b[g] = _mm_loadu_si128(state.s[1][4 * g..].as_ptr().cast());
-            c[g] = _mm_loadu_si128(state.s[2][4 * g..].as_ptr().cast());
-            d[g] = _mm_loadu_si128(state.s[3][4 * g..].as_ptr().cast());
-        }
-    }
-
-    for blk in 0..blocks {
-        for (g, m) in m.iter_mut().enumerate() {
-            // `(blk + 1) * 64 <= blocks * 64` bytes are readable from each of
-            // the `4 * G` pointers (caller).
-            *m = load_group!(ptrs, g, blk * 64);
-        }
-        let (aa, bb, cc, dd) = (a, b, c, d);
-        md5_steps!(step, a, b, c, d);
-        for g in 0..G {
-            a[g] = add!(a[g], aa[g]);
-            b[g] = add!(b[g], bb[g]);
-            c[g] = add!(c[g], cc[g]);
-            d[g] = add!(d[g], dd[g]);
-        }
-    }
-
-    for (r, v) in state.s.iter_mut().zip([a, b, c, d]) {
-        for (g, x) in v.into_iter().enumerate() {
-            // SAFETY: `4 * g + 4 <= 16`, so 16 bytes are in bounds of `r`.
-            unsafe { _mm_storeu_si128(r[4 * g..].as_mut_ptr().cast(), x) };
-        }
+    /// The two shifted halves share no set bit, so the rotation's `|` is a
+    /// `+`, and `b` joins the first half while the second shift is still
+    /// waiting: the two shifts often issue a cycle apart, and an `|` of both
+    /// would wait for the later one. The barrier stops LLVM from folding the
+    /// halves back into a rotation.
+    #[inline(always)]
+    fn add_rotl<const L: i32, const R: i32>(t: Self, b: Self) -> Self {
+        let hi = b.add(V4(baseline!(_mm_slli_epi32::<L>(t.0)))).opaque();
+        hi.add(V4(baseline!(_mm_srli_epi32::<R>(t.0))))
     }
 }
 
-/// Only the loads and the transposition of [`compress`], folded into a
-/// checksum so that they cannot be optimised away: measures their cost.
-///
-/// # Safety
-///
-/// As for [`compress`].
-#[target_feature(enable = "sse2")]
-pub(super) unsafe fn transpose_only<const G: usize>(ptrs: &Ptrs, blocks: usize) -> u32 {
-    let mut acc = [_mm_setzero_si128(); 16];
-    for blk in 0..blocks {
-        for g in 0..G {
-            // As in `compress`.
-            let m = load_group!(ptrs, g, blk * 64);
-            for (x, w) in acc.iter_mut().zip(m) {
-                *x = _mm_xor_si128(*x, w);
-            }
-        }
-    }
-    let mut sum = _mm_setzero_si128();
-    for x in acc {
-        sum = _mm_add_epi32(sum, x);
-    }
-    _mm_cvtsi128_si32(sum) as u32
-}
+entry_points!(V4, "sse2");
+opaque_fn!(__m128i, xmm_reg, "sse2", "/* {0} */");

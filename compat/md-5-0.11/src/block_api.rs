@@ -12,8 +12,7 @@ use digest::{
     HashMarker, Output,
 };
 
-/// The initial chaining value (RFC 1321, section 3.3).
-const STATE_INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
+use crate::consts::STATE_INIT;
 
 /// Core MD5 hasher state: the chaining value and the count of blocks
 /// compressed so far. Most users want [`Md5`](crate::Md5), which adds the
@@ -152,5 +151,5 @@ impl SerializableState for Md5Core {
 /// ```
 #[inline]
 pub fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
-    backends::compress(state, blocks);
+    crate::compress::compress(state, blocks);
 }

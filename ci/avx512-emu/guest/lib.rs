@@ -1,0 +1,198 @@
+//! The guest side of `ci/avx512-emu`: C-ABI entry points over the public
+//! `md5::multi` API, linked into a flat blob (`build.sh`) that `run.py`
+//! executes in the Bochs CPU emulator, whose CPU model has AVX-512. The
+//! whole path runs in the guest: kernel choice (CPUID and XCR0 through
+//! `cpufeatures`), the scheduler, padding, `Lanes` and the AVX-512 kernel.
+//!
+//! The blob has no loader: a panic executes `int3`, which `run.py` reports.
+#![no_std]
+
+use md5::multi;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    // SAFETY: `int3` traps to the emulator's interrupt hook, which stops
+    // the guest; nothing runs after it.
+    unsafe { core::arch::asm!("int3", options(noreturn, nostack)) }
+}
+
+/// A message in guest memory, as `run.py` lays it out.
+#[repr(C)]
+pub struct Msg {
+    ptr: *const u8,
+    len: usize,
+}
+
+impl AsRef<[u8]> for Msg {
+    fn as_ref(&self) -> &[u8] {
+        // SAFETY: `run.py` writes `len` bytes at the non-null `ptr` of every
+        // message and keeps them until the call returns.
+        unsafe { core::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// Writes `md5::multi::backend()` (at most 16 bytes) to `name` and returns
+/// `md5::multi::lanes()`.
+///
+/// # Safety
+///
+/// `name` is valid for writes of 16 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn guest_backend(name: *mut u8) -> usize {
+    let b = multi::backend().as_bytes();
+    let n = b.len().min(16);
+    // SAFETY: `n <= 16` bytes, which the caller lets us write.
+    unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), name, n) };
+    multi::lanes()
+}
+
+/// `md5::multi::digest_many_into` over `n` messages.
+///
+/// # Safety
+///
+/// `msgs` points at `n` valid [`Msg`]s, `out` at room for `n` digests.
+#[no_mangle]
+pub unsafe extern "C" fn guest_digest_many(msgs: *const Msg, n: usize, out: *mut [u8; 16]) {
+    // SAFETY: the caller's contract.
+    let (msgs, out) = unsafe {
+        (
+            core::slice::from_raw_parts(msgs, n),
+            core::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    multi::digest_many_into(msgs, out);
+}
+
+/// Runs a script of `md5::multi::Lanes` calls over `count` streams and
+/// writes each finished digest to `out`; returns how many it wrote.
+///
+/// `streams[i]` holds all of stream `i`'s bytes, consumed front to back.
+/// Round `r` passes stream `i` a chunk of `plan[r * count + i]` blocks, then,
+/// if `fin[2 * r]` is a lane number, finishes that lane with a tail of
+/// `fin[2 * r + 1]` bytes. After the last round every lane is finished with
+/// an empty tail.
+///
+/// # Safety
+///
+/// `streams` points at `count` valid [`Msg`]s, long enough for the script;
+/// `plan` at `rounds * count` words, `fin` at `2 * rounds`, `out` at room
+/// for every digest the script makes.
+#[no_mangle]
+pub unsafe extern "C" fn guest_lanes(
+    streams: *const Msg,
+    count: usize,
+    plan: *const u32,
+    fin: *const u32,
+    rounds: usize,
+    out: *mut [u8; 16],
+) -> usize {
+    // SAFETY: the caller's contract.
+    let (streams, plan, fin) = unsafe {
+        (
+            core::slice::from_raw_parts(streams, count),
+            core::slice::from_raw_parts(plan, rounds * count),
+            core::slice::from_raw_parts(fin, 2 * rounds),
+        )
+    };
+    let mut lanes = multi::Lanes::new(count);
+    let mut at = [0usize; multi::Lanes::MAX];
+    let mut chunks: [&[u8]; multi::Lanes::MAX] = [&[]; multi::Lanes::MAX];
+    let mut written = 0;
+    let mut emit = |d: [u8; 16]| {
+        // SAFETY: the caller made room for every digest of the script.
+        unsafe { out.add(written).write(d) };
+        written += 1;
+    };
+    for r in 0..rounds {
+        for (i, s) in streams.iter().enumerate() {
+            let n = 64 * plan[r * count + i] as usize;
+            chunks[i] = &s.as_ref()[at[i]..at[i] + n];
+            at[i] += n;
+        }
+        lanes.update(&chunks[..count]);
+        let lane = fin[2 * r] as usize;
+        if lane < count {
+            let n = fin[2 * r + 1] as usize;
+            let tail = &streams[lane].as_ref()[at[lane]..at[lane] + n];
+            at[lane] += n;
+            emit(lanes.finalize_lane(lane, tail));
+        }
+    }
+    for lane in 0..count {
+        emit(lanes.finalize_lane(lane, &[]));
+    }
+    written
+}
+
+// The blob links no C library: the memory routines the compiler calls, as
+// string instructions.
+
+/// # Safety
+///
+/// As C's `memcpy`: `n` bytes readable at `src`, writable at `dst`, the two
+/// ranges disjoint.
+#[no_mangle]
+pub unsafe extern "C" fn memcpy(dst: *mut u8, src: *const u8, n: usize) -> *mut u8 {
+    // SAFETY: `rep movsb` copies `rcx` bytes from `rsi` to `rdi`, forwards
+    // (the ABI keeps the direction flag clear), within the ranges the caller
+    // vouches for.
+    unsafe {
+        core::arch::asm!(
+            "rep movsb",
+            inout("rcx") n => _,
+            inout("rdi") dst => _,
+            inout("rsi") src => _,
+            options(nostack, preserves_flags)
+        )
+    };
+    dst
+}
+
+/// # Safety
+///
+/// As C's `memset`: `n` bytes writable at `dst`.
+#[no_mangle]
+pub unsafe extern "C" fn memset(dst: *mut u8, c: i32, n: usize) -> *mut u8 {
+    // SAFETY: `rep stosb` stores `al` to `rcx` bytes from `rdi` on, within
+    // the range the caller vouches for.
+    unsafe {
+        core::arch::asm!(
+            "rep stosb",
+            inout("rcx") n => _,
+            inout("rdi") dst => _,
+            in("al") c as u8,
+            options(nostack, preserves_flags)
+        )
+    };
+    dst
+}
+
+/// # Safety
+///
+/// As C's `memmove`: `n` bytes readable at `src`, writable at `dst`; the
+/// ranges may overlap.
+#[no_mangle]
+pub unsafe extern "C" fn memmove(dst: *mut u8, src: *const u8, n: usize) -> *mut u8 {
+    if (dst as usize).wrapping_sub(src as usize) >= n {
+        // `dst` is below `src` or past its end: a forward copy reads each
+        // byte before it is overwritten.
+        // SAFETY: as in `memcpy`, whose forward order this case allows.
+        return unsafe { memcpy(dst, src, n) };
+    }
+    // SAFETY: `dst` lies inside `src .. src + n`: `rep movsb` with the
+    // direction flag set copies from the last byte down, so each byte is
+    // read before it is overwritten; `cld` restores the flag the ABI wants
+    // clear. Only the ranges the caller vouches for are touched.
+    unsafe {
+        core::arch::asm!(
+            "std",
+            "rep movsb",
+            "cld",
+            inout("rcx") n => _,
+            inout("rdi") dst.wrapping_add(n).wrapping_sub(1) => _,
+            inout("rsi") src.wrapping_add(n).wrapping_sub(1) => _,
+            options(nostack)
+        )
+    };
+    dst
+}

@@ -1,0 +1,89 @@
+//! Hooks for `benches/multi.rs`, which compares every kernel the CPU has in
+//! one run. Not part of the API.
+
+use super::{digest_many_with, Kernel, Ptrs, Soa, MAX_LANES};
+
+/// The kernels this build has that the CPU can run.
+pub fn kernels() -> impl Iterator<Item = &'static str> {
+    Kernel::ALL
+        .iter()
+        .filter_map(|k| k.available())
+        .map(Kernel::name)
+}
+
+/// The lane count of kernel `name`.
+pub fn lanes(name: &str) -> usize {
+    kernel(name).lanes()
+}
+
+fn kernel(name: &str) -> Kernel {
+    Kernel::by_name(name).unwrap_or_else(|| panic!("no multi kernel {name:?} on this CPU"))
+}
+
+/// [`super::digest_many_into`] with kernel `name`.
+pub fn digest_many_into<T: AsRef<[u8]>>(name: &str, inputs: &[T], out: &mut [[u8; 16]]) {
+    assert_eq!(inputs.len(), out.len());
+    digest_many_with(kernel(name), inputs, out);
+}
+
+/// The pointers of `lanes` equal slices of `data`, each `blocks` blocks.
+///
+/// # Panics
+///
+/// If `data` is shorter than `lanes * blocks * 64` bytes (a product too
+/// large for `usize` counts as longer than any slice).
+fn lane_ptrs(data: &[u8], lanes: usize, blocks: usize) -> Ptrs {
+    let need = lanes.checked_mul(blocks).and_then(|n| n.checked_mul(64));
+    assert!(
+        lanes <= MAX_LANES && need.is_some_and(|n| data.len() >= n),
+        "md5::multi::__bench: {} bytes are fewer than {lanes} lanes of {blocks} blocks",
+        data.len()
+    );
+    let mut ptrs: Ptrs = [data.as_ptr(); MAX_LANES];
+    for (i, p) in ptrs.iter_mut().take(lanes).enumerate() {
+        *p = data[i * blocks * 64..].as_ptr();
+    }
+    ptrs
+}
+
+/// The lanes of one interleaved group of kernel `name`; its full width is
+/// [`lanes`], a multiple of this.
+pub fn group_lanes(name: &str) -> usize {
+    kernel(name).group_lanes()
+}
+
+/// One raw kernel call over `blocks` blocks in each lane, lane `i`
+/// reading `data[i * blocks * 64..]`; returns a word of the state.
+pub fn compress(name: &str, data: &[u8], blocks: usize) -> u32 {
+    compress_lanes(name, data, blocks, lanes(name))
+}
+
+/// [`compress`] with only lanes `0..used` busy, so the kernel runs the
+/// fewest groups that cover them.
+///
+/// # Panics
+///
+/// If `used` is 0 or above [`lanes`], or as [`compress`].
+pub fn compress_lanes(name: &str, data: &[u8], blocks: usize, used: usize) -> u32 {
+    let k = kernel(name);
+    assert!(
+        (1..=k.lanes()).contains(&used),
+        "md5::multi::__bench: {used} busy lanes of {}",
+        k.lanes()
+    );
+    let ptrs = lane_ptrs(data, k.lanes(), blocks);
+    let mut st = Soa::new();
+    // SAFETY: `k` is available and `1 <= used <= k.lanes()`; `lane_ptrs`
+    // checked that each of the kernel's lanes has `blocks * 64` bytes.
+    unsafe { k.compress(&mut st, &ptrs, blocks, used, None) };
+    st.s[0][0]
+}
+
+/// Only the loads and transposition of [`compress`]; `None` for the
+/// portable kernel.
+pub fn transpose(name: &str, data: &[u8], blocks: usize) -> Option<u32> {
+    let k = kernel(name);
+    let ptrs = lane_ptrs(data, k.lanes(), blocks);
+    // SAFETY: as in `compress`.
+    unsafe { k.transpose_only(&ptrs, blocks) }
+}

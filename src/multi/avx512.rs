@@ -1,0 +1,150 @@
+//! x86_64 AVX-512 lane vector: sixteen 32-bit lanes of an `__m512i`, and the
+//! kernel's `#[target_feature(enable = "avx512f,avx512vl")]` entry points.
+//! Chosen at run time, ahead of AVX2, when the CPU has AVX-512F and VL.
+//!
+//! Its own tricks: each step's `F`, `G`, `H` or `I` is one `vpternlogd`
+//! (`G` included, added at once) and each rotation one `vprold`, so a step
+//! is four dependent operations (logic, add, rotate, add) and about six
+//! vector instructions per group. Messages are read with one plain 64-byte
+//! load per lane and block and transposed with `vpunpck*` and `vshufi32x4`
+//! (64 shuffles for 16 lanes); no gathers.
+//!
+//! It runs up to four groups (64 lanes). A step takes 4 cycles where vector
+//! latency is 1 cycle (Intel, Zen 4), where two groups already keep two
+//! 512-bit pipes busy; on Zen 5, with 2-cycle latency (8 cycles a step) and
+//! four pipes, it takes four or five. The 32 `zmm` registers hold four
+//! groups' state and temporaries, the message words being read from the
+//! stack as memory operands. No AVX-512 machine was at hand to measure the
+//! choice: `ci/avx512-emu/mca.py` gives llvm-mca's static estimate.
+
+use super::lane_vector::{self, LaneVector};
+use core::arch::x86_64::*;
+
+/// Sixteen lanes. A value exists only where the CPU has AVX-512F and VL:
+/// the unsafe constructors' callers vouch for it.
+#[derive(Clone, Copy)]
+pub(super) struct V16(__m512i);
+
+/// Runs AVX-512 intrinsics, in a method of [`V16`].
+macro_rules! avx512 {
+    ($e:expr) => {
+        // SAFETY: the CPU has AVX-512F and VL: the method takes a `V16`,
+        // which proves it, or is a constructor whose caller vouches for it.
+        unsafe { $e }
+    };
+}
+
+/// Transposes a 16 × 16 matrix of 32-bit words: `r[j]` holds words `0..16`
+/// of lane `j`; the result's entry `w` holds word `w` of lanes `0..16`.
+#[inline(always)]
+fn transpose16(r: [V16; 16]) -> [V16; 16] {
+    avx512!({
+        // Within each 128-bit chunk `c`, a 4 × 4 transpose of each four
+        // lanes: `u[4 * l + i]` chunk `c` = word `4 * c + i` of lanes
+        // `4 * l .. 4 * l + 4`.
+        let mut u = [_mm512_setzero_si512(); 16];
+        for l in 0..4 {
+            let (r0, r1, r2, r3) = (r[4 * l].0, r[4 * l + 1].0, r[4 * l + 2].0, r[4 * l + 3].0);
+            let t0 = _mm512_unpacklo_epi32(r0, r1);
+            let t1 = _mm512_unpackhi_epi32(r0, r1);
+            let t2 = _mm512_unpacklo_epi32(r2, r3);
+            let t3 = _mm512_unpackhi_epi32(r2, r3);
+            u[4 * l] = _mm512_unpacklo_epi64(t0, t2);
+            u[4 * l + 1] = _mm512_unpackhi_epi64(t0, t2);
+            u[4 * l + 2] = _mm512_unpacklo_epi64(t1, t3);
+            u[4 * l + 3] = _mm512_unpackhi_epi64(t1, t3);
+        }
+        // Then a 4 × 4 transpose of 128-bit chunks: chunk `l` of word
+        // `4 * c + i` is chunk `c` of `u[4 * l + i]`.
+        let mut m = [V16(_mm512_setzero_si512()); 16];
+        for i in 0..4 {
+            let x0 = _mm512_shuffle_i32x4::<0x44>(u[i], u[4 + i]);
+            let x1 = _mm512_shuffle_i32x4::<0xEE>(u[i], u[4 + i]);
+            let x2 = _mm512_shuffle_i32x4::<0x44>(u[8 + i], u[12 + i]);
+            let x3 = _mm512_shuffle_i32x4::<0xEE>(u[8 + i], u[12 + i]);
+            m[i] = V16(_mm512_shuffle_i32x4::<0x88>(x0, x2));
+            m[4 + i] = V16(_mm512_shuffle_i32x4::<0xDD>(x0, x2));
+            m[8 + i] = V16(_mm512_shuffle_i32x4::<0x88>(x1, x3));
+            m[12 + i] = V16(_mm512_shuffle_i32x4::<0xDD>(x1, x3));
+        }
+        m
+    })
+}
+
+impl LaneVector for V16 {
+    const LANES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn splat(x: u32) -> Self {
+        Self(avx512!(_mm512_set1_epi32(x as i32)))
+    }
+
+    #[inline(always)]
+    unsafe fn load(src: *const u32) -> Self {
+        // The caller vouches for 64 readable bytes; `loadu` needs no
+        // alignment.
+        Self(avx512!(_mm512_loadu_si512(src.cast())))
+    }
+
+    #[inline(always)]
+    fn store(self, dst: &mut [u32]) {
+        let dst = &mut dst[..16];
+        // 64 bytes fit in `dst`; `storeu` needs no alignment.
+        avx512!(_mm512_storeu_si512(dst.as_mut_ptr().cast(), self.0))
+    }
+
+    #[inline(always)]
+    unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
+        let mut r = [avx512!(Self::splat(0)); 16];
+        // A loop, not `array::from_fn`: a closure does not inherit the
+        // entry point's target features, so the intrinsic would stay a call.
+        for (r, p) in r.iter_mut().zip(&ptrs[..16]) {
+            // One plain 64-byte load per lane, of bytes `off ..+ 64`, which
+            // the caller vouches for; `loadu` needs no alignment.
+            *r = Self(avx512!(_mm512_loadu_si512(p.add(off).cast())));
+        }
+        transpose16(r)
+    }
+
+    #[inline(always)]
+    fn first(self) -> u32 {
+        avx512!(_mm_cvtsi128_si32(_mm512_castsi512_si128(self.0))) as u32
+    }
+
+    binary_ops!(avx512;
+        add => _mm512_add_epi32,
+        sub => _mm512_sub_epi32,
+        and => _mm512_and_si512,
+        andnot => _mm512_andnot_si512,
+        or => _mm512_or_si512,
+        xor => _mm512_xor_si512,
+    );
+
+    /// One `vprold`.
+    #[inline(always)]
+    fn rotl<const L: i32, const R: i32>(self) -> Self {
+        Self(avx512!(_mm512_rol_epi32::<L>(self.0)))
+    }
+
+    /// One `vpternlogd`, whose immediate is the truth table.
+    #[inline(always)]
+    fn logic<const IMM: i32>(a: Self, b: Self, c: Self) -> Self {
+        Self(avx512!(_mm512_ternarylogic_epi32::<IMM>(a.0, b.0, c.0)))
+    }
+
+    #[cfg(not(miri))]
+    #[inline(always)]
+    fn opaque(self) -> Self {
+        Self(avx512!(opaque(self.0)))
+    }
+
+    /// `G` is one `vpternlogd` like the others: nothing gains from adding
+    /// its halves one at a time.
+    #[inline(always)]
+    fn add_g(t: Self, b: Self, c: Self, d: Self) -> Self {
+        t.opaque().add(Self::logic::<{ lane_vector::G }>(b, c, d))
+    }
+}
+
+entry_points!(V16, "avx512f,avx512vl");
+opaque_fn!(__m512i, zmm_reg, "avx512f", "/* {0} */");

@@ -1,0 +1,204 @@
+//! Multi-buffer MD5: many independent messages hashed at once, one per lane
+//! of a SIMD register.
+//!
+//! One MD5 stream is strictly sequential: every step waits on the one before,
+//! so a single stream cannot go faster than the latency of its dependency
+//! chain. Independent messages have no such chain between them, and a SIMD
+//! kernel runs 4, 8 or 16 of them side by side for about the cost of one.
+//!
+//! * [`digest_many`] and [`digest_many_into`] hash a batch of messages of
+//!   any lengths. A scheduler keeps every lane busy: as soon as one message
+//!   ends, its lane takes the next one. Results come back in input order and
+//!   equal [`Md5::digest`](crate::Md5) of each input.
+//! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
+//!   per stream and call, for example several large files read piece by piece
+//!   on one core, and finishes each stream on its own.
+//! * [`backend`] and [`lanes`](fn@lanes) name the kernel in use and its width.
+//!
+//! ```
+//! # #[cfg(feature = "std")] {
+//! use md5::{Digest, Md5};
+//!
+//! let messages = ["", "a", "abc", "message digest"];
+//! let digests = md5::multi::digest_many(&messages);
+//! for (m, d) in messages.iter().zip(&digests) {
+//!     assert_eq!(d[..], Md5::digest(m)[..]);
+//! }
+//! # }
+//! ```
+//!
+//! The kernel is chosen at run time: on `x86_64`, AVX-512 (64 lanes, up to
+//! four interleaved groups of 16) when the CPU has AVX-512F and VL, else AVX2
+//! (16 lanes, two interleaved groups of 8) when it has that, else SSE2 (8
+//! lanes, two groups of 4); NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
+//! elsewhere a portable fallback that runs the single-stream backend once per
+//! message. Interleaved groups hide the latency of MD5's step chain; when
+//! fewer lanes have work, the kernel runs fewer groups. The `force-soft` feature and `--cfg md5_backend="soft"` select
+//! the portable fallback here too, so that such a build runs no SIMD code.
+//! The SSE2 and NEON kernels are built only where the target enables those
+//! features, so targets without SIMD registers (`x86_64-unknown-none`,
+//! `aarch64-unknown-none-softfloat`) get the portable fallback.
+//!
+//! # Layout
+//!
+//! * `mod.rs` (this file): the public functions and the lane arrays;
+//! * `scheduler.rs`: [`digest_many_into`]'s lane scheduler and padding;
+//! * `lanes.rs`: [`Lanes`];
+//! * `kernel.rs`: the kernels of this target, their run-time choice and
+//!   group counts;
+//! * `body.rs`: the kernel body, MD5's 64 steps written once, generic over
+//!   the lane vector of `lane_vector.rs` and the number of groups;
+//! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
+//!   ISA, with its own tricks, and its `#[target_feature]` entry points;
+//!   `portable.rs`: the fallback;
+//! * `__bench.rs`: hidden hooks for `benches/multi.rs`; `tests.rs`.
+
+cfg_if::cfg_if! {
+    // The SIMD kernels: the lane-vector trait and the body over it, built
+    // where some ISA below implements it.
+    if #[cfg(any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"),
+    ))] {
+        #[macro_use]
+        mod lane_vector;
+        #[macro_use]
+        mod body;
+    }
+}
+
+mod kernel;
+mod lanes;
+mod portable;
+mod scheduler;
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx2;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod avx512;
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2;
+
+#[cfg(all(
+    target_arch = "aarch64",
+    target_endian = "little",
+    target_feature = "neon"
+))]
+mod neon;
+
+#[doc(hidden)]
+pub mod __bench;
+
+#[cfg(test)]
+mod tests;
+
+use kernel::Kernel;
+pub use lanes::Lanes;
+use scheduler::digest_many_with;
+
+/// The most lanes a kernel may have: room for four groups of 16 (AVX-512).
+const MAX_LANES: usize = 64;
+
+/// Chaining values of up to [`MAX_LANES`] messages, word-major: `s[0]` holds
+/// the `a` word of every lane, so a kernel loads a whole row with one vector
+/// load and no transposition.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+pub(crate) struct Soa {
+    pub(crate) s: [[u32; MAX_LANES]; 4],
+}
+
+impl Soa {
+    const fn new() -> Self {
+        Self {
+            s: [[0; MAX_LANES]; 4],
+        }
+    }
+
+    fn get(&self, lane: usize) -> [u32; 4] {
+        [
+            self.s[0][lane],
+            self.s[1][lane],
+            self.s[2][lane],
+            self.s[3][lane],
+        ]
+    }
+
+    fn set(&mut self, lane: usize, v: [u32; 4]) {
+        for (row, x) in self.s.iter_mut().zip(v) {
+            row[lane] = x;
+        }
+    }
+}
+
+/// One pointer per lane to the next 64-byte block of that lane's message.
+pub(crate) type Ptrs = [*const u8; MAX_LANES];
+
+/// The kernel of this process, detected on first use (`cpufeatures` caches
+/// the CPUID result, so this is a load and a compare after the first call).
+fn kernel() -> Kernel {
+    Kernel::detect()
+}
+
+/// Names the multi-buffer kernel this process runs: `"avx512"`, `"avx2"`,
+/// `"sse2"`, `"neon"` or `"portable"`.
+///
+/// `"portable"` means the fallback that hashes one message at a time with the
+/// single-stream backend ([`crate::backend`]); it is also what builds with
+/// the `force-soft` feature run.
+pub fn backend() -> &'static str {
+    kernel().name()
+}
+
+/// How many messages the kernel of [`backend`] hashes side by side: 64 for
+/// AVX-512, 16 for AVX2, 8 for SSE2 and NEON, 1 for the portable fallback.
+///
+/// A batch for [`digest_many`], or a [`Lanes`], of at least this many
+/// messages keeps every lane busy.
+pub fn lanes() -> usize {
+    kernel().lanes()
+}
+
+/// Hashes every message of `inputs`, returning their digests in input order.
+///
+/// Messages may have any lengths, mixed. Each digest equals
+/// `Md5::digest(input)`.
+///
+/// ```
+/// let files: Vec<Vec<u8>> = vec![vec![0; 100_000], b"hello world".to_vec(), vec![]];
+/// let digests = md5::multi::digest_many(&files);
+/// assert_eq!(digests[1], hex_literal::hex!("5eb63bbbe01eeed093cb22bb8f5acdc3"));
+/// assert_eq!(digests[2], md5::const_digest(b""));
+/// ```
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn digest_many<T: AsRef<[u8]>>(inputs: &[T]) -> std::vec::Vec<[u8; 16]> {
+    let mut out = std::vec![[0u8; 16]; inputs.len()];
+    digest_many_into(inputs, &mut out);
+    out
+}
+
+/// Hashes every message of `inputs` into the slot of `out` with the same
+/// index, without allocating.
+///
+/// # Panics
+///
+/// If `inputs` and `out` have different lengths.
+///
+/// ```
+/// let inputs = [&b"abc"[..], &[0x61; 56][..]];
+/// let mut out = [[0u8; 16]; 2];
+/// md5::multi::digest_many_into(&inputs, &mut out);
+/// assert_eq!(out[0], md5::const_digest(b"abc"));
+/// assert_eq!(out[1], md5::const_digest(&[0x61; 56]));
+/// ```
+pub fn digest_many_into<T: AsRef<[u8]>>(inputs: &[T], out: &mut [[u8; 16]]) {
+    assert_eq!(
+        inputs.len(),
+        out.len(),
+        "md5::multi::digest_many_into: {} inputs but {} output slots",
+        inputs.len(),
+        out.len()
+    );
+    digest_many_with(kernel(), inputs, out);
+}

@@ -1,0 +1,268 @@
+//! The kernels lane by lane against single-stream hashing, and the
+//! scheduler and [`Lanes`] on every kernel the CPU has.
+
+/// The seeded generator the integration tests and benches use too.
+#[path = "../../tests/common/rng.rs"]
+mod test_rng;
+
+extern crate std;
+
+use super::kernel::Kernel;
+use super::*;
+use crate::{compress, Digest, Md5};
+use std::{println, vec, vec::Vec};
+
+use test_rng::Rng;
+
+/// Divides the long messages and runs of the tests below, so that Miri,
+/// which interprets every vector instruction, finishes in minutes. The
+/// lengths keep their remainders mod 64, so padding cases stay the same.
+const SHRINK: usize = if cfg!(miri) { 32 } else { 1 };
+
+/// The most lanes of any kernel built for this target: batch sizes up to
+/// a few times this reach every lane occupancy.
+fn widest() -> usize {
+    Kernel::ALL.iter().map(|k| k.lanes()).max().unwrap_or(1)
+}
+
+/// Runs `f` on every kernel of this target that the CPU has, and says
+/// which ones it skips; on x86_64, then on the test-only `SoftWide` kernels
+/// of 16, 32, 48 and 64 lanes, so that the scheduler and `Lanes` meet
+/// AVX-512's widths and group counts on every x86_64 host, AVX-512 or not.
+/// (Only there: the scheduler is the same code everywhere, and under qemu
+/// these tests would take minutes more.)
+fn for_each_kernel(mut f: impl FnMut(Kernel)) {
+    for &k in Kernel::ALL {
+        match k.available() {
+            Some(k) => f(k),
+            None => println!("skipping multi kernel {}: this CPU lacks it", k.name()),
+        }
+    }
+    if cfg!(target_arch = "x86_64") {
+        for groups in 1..=4 {
+            f(Kernel::SoftWide(groups));
+        }
+    }
+}
+
+/// `digest_many_with(kernel)` against `Md5::digest`, message by message.
+fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
+    let mut out = vec![[0u8; 16]; inputs.len()];
+    digest_many_with(kernel, inputs, &mut out);
+    for (i, (input, got)) in inputs.iter().zip(&out).enumerate() {
+        assert_eq!(
+            got[..],
+            Md5::digest(input)[..],
+            "kernel {}: message {i} of {} ({} bytes)",
+            kernel.name(),
+            inputs.len(),
+            input.len()
+        );
+    }
+}
+
+/// The raw kernel, lane by lane, against the single-stream backend: a
+/// different random state and message in every lane, for every count of
+/// busy lanes (so every group count runs), with and without a shared last
+/// block.
+#[test]
+fn kernel_compress_every_lane() {
+    let mut rng = Rng(0x6d75_6c74_6901);
+    for_each_kernel(|k| {
+        // Under Miri, only the edges: one lane, one past a group, all.
+        let widths: Vec<usize> = if cfg!(miri) {
+            vec![1, (k.group_lanes() + 1).min(k.lanes()), k.lanes()]
+        } else {
+            (1..=k.lanes()).collect()
+        };
+        for w in widths {
+            for blocks in 0..=5 / SHRINK.min(2) {
+                for with_last in [false, true] {
+                    let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
+                    let last_block = rng.bytes(64);
+                    let mut last = [0u32; 16];
+                    for (x, b) in last.iter_mut().zip(last_block.chunks_exact(4)) {
+                        *x = u32::from_le_bytes(b.try_into().unwrap());
+                    }
+                    let mut st = Soa::new();
+                    let mut want = Vec::new();
+                    for (lane, msg) in msgs.iter().enumerate() {
+                        let init = [0; 4].map(|_: u32| rng.next() as u32);
+                        st.set(lane, init);
+                        let mut s = init;
+                        compress::compress(&mut s, msg.as_chunks::<64>().0);
+                        if with_last {
+                            compress::compress(&mut s, last_block.as_chunks::<64>().0);
+                        }
+                        want.push(s);
+                    }
+                    let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
+                    for (p, msg) in ptrs.iter_mut().zip(&msgs) {
+                        *p = msg.as_ptr();
+                    }
+                    // Lanes past `w` read lane 0's message.
+                    for p in ptrs.iter_mut().skip(w) {
+                        *p = msgs[0].as_ptr();
+                    }
+                    // SAFETY: the kernel is available and `1 <= w <=
+                    // k.lanes()`; each lane points at a message of `64 *
+                    // blocks` bytes.
+                    unsafe { k.compress(&mut st, &ptrs, blocks, w, with_last.then_some(&last)) };
+                    for (lane, want) in want.iter().enumerate() {
+                        assert_eq!(
+                            st.get(lane),
+                            *want,
+                            "{} lane {lane} of {w}, {blocks} blocks, last block: {with_last}",
+                            k.name()
+                        );
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Batches of equal lengths, whole blocks or not, where every lane ends
+/// its message in the same kernel call (the shared padding block), and the
+/// same with a message of another whole-block length among them.
+#[test]
+fn kernels_equal_lengths() {
+    let mut rng = Rng(0x6d75_6c74_6906);
+    // Under Miri, fewer: it interprets every vector instruction.
+    let (lens, counts): (&[usize], &[usize]) = if cfg!(miri) {
+        (&[64, 100, 128], &[1, 16, 33])
+    } else {
+        (
+            &[64, 128, 192, 256, 320, 1024, 100, 1000],
+            &[1, 2, 7, 8, 16, 17, 33, 64, 100],
+        )
+    };
+    for &len in lens {
+        for &count in counts {
+            let mut inputs: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes(len)).collect();
+            for_each_kernel(|k| check(k, &inputs));
+            if count > 2 {
+                inputs[count / 2] = rng.bytes(len + 64);
+                inputs[1] = rng.bytes(64);
+                for_each_kernel(|k| check(k, &inputs));
+            }
+        }
+    }
+}
+
+/// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
+/// 128) in one batch, forwards and backwards, so each length meets
+/// others in the same kernel call.
+#[test]
+fn kernels_padding_edges() {
+    let data = Rng(0x6d75_6c74_6902).bytes(200);
+    let mut inputs: Vec<Vec<u8>> = (0..=200).map(|n| data[..n].to_vec()).collect();
+    for_each_kernel(|k| {
+        check(k, &inputs);
+        inputs.reverse();
+        check(k, &inputs);
+        inputs.reverse();
+    });
+    // Each edge length alone in every lane.
+    for n in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129] {
+        let same = vec![data[..n].to_vec(); 2 * widest() + 1];
+        for_each_kernel(|k| check(k, &same));
+    }
+}
+
+/// Input counts that are not multiples of the lane width, including 0
+/// and 1, with random lengths.
+#[test]
+fn kernels_input_counts() {
+    let mut rng = Rng(0x6d75_6c74_6903);
+    for count in 0..=3 * widest() + 1 {
+        let inputs: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let n = rng.below(300);
+                rng.bytes(n)
+            })
+            .collect();
+        for_each_kernel(|k| check(k, &inputs));
+    }
+}
+
+/// Very unequal lengths: long messages among short and empty ones, so
+/// lanes refill while others are still deep in a message, and one long
+/// message finishes alone.
+#[test]
+fn kernels_unequal_lengths() {
+    let mut rng = Rng(0x6d75_6c74_6904);
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for i in 0..70 {
+        let n = match i % 7 {
+            0 => (20_000 + rng.below(5000)) / SHRINK,
+            1 => 0,
+            2 => 64 * rng.below(10),
+            3 => 65_536 / SHRINK + 55,
+            _ => rng.below(1000),
+        };
+        inputs.push(rng.bytes(n));
+    }
+    inputs.push(rng.bytes(300_001 / SHRINK));
+    for_each_kernel(|k| check(k, &inputs));
+    inputs.reverse();
+    for_each_kernel(|k| check(k, &inputs));
+    let empties = vec![Vec::new(); 37];
+    for_each_kernel(|k| check(k, &empties));
+}
+
+/// The streaming form against `Md5` fed the same pieces, with random
+/// chunk lengths per lane and call (idle lanes included), lanes that
+/// finish early and restart, and random final tails.
+#[test]
+fn kernels_lanes_random_chunking() {
+    let mut rng = Rng(0x6d75_6c74_6905);
+    for_each_kernel(|k| {
+        for count in [1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 33, 48, 49, 64] {
+            let mut lanes = Lanes::with_kernel(k, count);
+            let mut refs: Vec<Md5> = (0..count).map(|_| Md5::new()).collect();
+            let rounds = 40 / SHRINK.min(8);
+            for round in 0..rounds {
+                let chunks: Vec<Vec<u8>> = (0..count)
+                    .map(|_| {
+                        let blocks = match rng.below(4) {
+                            0 => 0,
+                            1 => 1,
+                            _ => rng.below(40 / SHRINK.min(8)),
+                        };
+                        rng.bytes(64 * blocks)
+                    })
+                    .collect();
+                lanes.update(&chunks);
+                for (h, c) in refs.iter_mut().zip(&chunks) {
+                    h.update(c);
+                }
+                // Now and then, finish a lane with a random tail.
+                if rng.below(3) == 0 || round == rounds - 1 {
+                    let lane = rng.below(count);
+                    let n = rng.below(200);
+                    let tail = rng.bytes(n);
+                    refs[lane].update(&tail);
+                    let want = refs[lane].finalize_reset();
+                    let got = lanes.finalize_lane(lane, &tail);
+                    assert_eq!(got[..], want[..], "{} count {count} lane {lane}", k.name());
+                }
+            }
+            for (lane, h) in refs.into_iter().enumerate() {
+                assert_eq!(lanes.finalize_lane(lane, b"")[..], h.finalize()[..]);
+            }
+        }
+    });
+}
+
+#[test]
+#[should_panic(expected = "not a multiple of 64")]
+fn lanes_reject_partial_chunks() {
+    Lanes::new(2).update(&[&[0u8; 64][..], &[0u8; 65][..]]);
+}
+
+#[test]
+#[should_panic(expected = "3 inputs but 2 output slots")]
+fn digest_many_into_checks_lengths() {
+    digest_many_into(&["a", "b", "c"], &mut [[0; 16]; 2]);
+}
