@@ -190,8 +190,9 @@ install_for() {
         ensure_rust_target i686-unknown-linux-gnu
         # A cross gcc, not gcc-multilib: Debian's gcc-multilib conflicts
         # with (removes) the other cross compilers. libc6-i386 lets the host
-        # run the binaries natively.
-        apt_install gcc-i686-linux-gnu libc6-dev-i386-cross libc6-i386
+        # run the binaries natively, and lib32gcc-s1 gives them the libgcc_s
+        # that unwinding (the tests' catch_unwind) loads.
+        apt_install gcc-i686-linux-gnu libc6-dev-i386-cross libc6-i386 lib32gcc-s1
         ;;
     esac
 }

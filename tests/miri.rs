@@ -53,12 +53,14 @@ fn single_stream_padding_and_pieces() {
 #[test]
 fn digest_many_every_kernel() {
     let mut rng = Rng(0x6d69_7269_0002);
-    let data = rng.bytes(400);
     // More messages than the widest kernel has lanes, lengths mixed so that
-    // lanes end at different blocks and get refilled.
-    let lens: Vec<usize> = (0..2 * Lanes::MAX + 3)
+    // lanes end at different blocks and get refilled. Message `i` starts at
+    // byte `i` of `data`, which is long enough for the last and longest.
+    let count = 2 * Lanes::MAX + 3;
+    let lens: Vec<usize> = (0..count)
         .map(|i| EDGES[(i * 7) % EDGES.len()] + 64 * (i % 3))
         .collect();
+    let data = rng.bytes(count + EDGES[EDGES.len() - 1] + 128);
     let msgs: Vec<&[u8]> = lens
         .iter()
         .enumerate()

@@ -200,7 +200,9 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 fn bench_hooks_refuse_overflowing_sizes() {
     for kernel in multi::__bench::kernels() {
         for (lanes_blocks, data) in [
-            (1usize << 58, &[][..]),
+            // 64 bytes a block: 2^(bits - 6) blocks are 2^bits bytes, one
+            // past usize::MAX on 32-bit targets (i686) as on 64-bit ones.
+            (1usize << (usize::BITS - 6), &[][..]),
             (usize::MAX / 64 + 1, &[0u8; 64][..]),
         ] {
             for hook in ["compress", "transpose"] {
