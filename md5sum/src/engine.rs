@@ -547,7 +547,9 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// Streams several large files at once, one per lane of the
     /// multi-buffer kernel; when a file ends, the next one takes its lane.
     fn hash_lanes(&mut self, large: Vec<Large>) -> Vec<(usize, io::Result<[u8; 16]>)> {
-        let width = large.len().min(Lanes::MAX);
+        // As many files as the kernel has lanes: more would only hold more
+        // descriptors and buffers open for no speed.
+        let width = large.len().min(multi::lanes()).max(1);
         let mut lanes = Lanes::new(width);
         let mut waiting = large.into_iter();
         // Each busy lane holds a full chunk (a multiple of 64 bytes) that
