@@ -56,7 +56,11 @@ fn digest_many_every_kernel() {
     // More messages than the widest kernel has lanes, lengths mixed so that
     // lanes end at different blocks and get refilled. Message `i` starts at
     // byte `i` of `data`, which is long enough for the last and longest.
-    let count = 2 * Lanes::MAX + 3;
+    let widest = multi::__bench::kernels()
+        .map(multi::__bench::lanes)
+        .max()
+        .unwrap();
+    let count = 2 * widest + 3;
     let lens: Vec<usize> = (0..count)
         .map(|i| EDGES[(i * 7) % EDGES.len()] + 64 * (i % 3))
         .collect();

@@ -28,8 +28,8 @@ fn digest_many_matches_upstream() {
                 rng.bytes(n)
             })
             .collect();
-        let got = multi::digest_many(&inputs);
-        assert_eq!(got.len(), inputs.len());
+        let mut got = vec![[0u8; 16]; count];
+        multi::digest_many_into(&inputs, &mut got);
         for (i, (input, d)) in inputs.iter().zip(&got).enumerate() {
             assert_eq!(
                 *d,
@@ -38,13 +38,14 @@ fn digest_many_matches_upstream() {
                 input.len()
             );
         }
-        let mut out = vec![[0u8; 16]; count];
-        multi::digest_many_into(&inputs, &mut out);
-        assert_eq!(out, got);
+        // The allocating form exists only with `std`.
+        #[cfg(feature = "std")]
+        assert_eq!(multi::digest_many(&inputs), got);
     }
 }
 
 #[test]
+#[cfg(feature = "std")]
 fn digest_many_accepts_any_byte_containers() {
     let strs = ["abc", "", "message digest"];
     let slices: [&[u8]; 3] = [b"abc", b"", b"message digest"];
