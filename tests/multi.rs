@@ -240,6 +240,25 @@ impl AsRef<[u8]> for Fickle {
     }
 }
 
+/// `digest_many_into` asks each input for its bytes once and hashes the
+/// slice it got, in batches longer than the scheduler's window.
+#[test]
+fn digest_many_takes_each_input_once() {
+    let mut rng = Rng(0x7465_7374_0012);
+    let inputs: Vec<Fickle> = (0..500)
+        .map(|i| Fickle {
+            answers: [rng.bytes(i % 7 * 100), rng.bytes(64)],
+            calls: Default::default(),
+        })
+        .collect();
+    let mut out = vec![[0u8; 16]; inputs.len()];
+    multi::digest_many_into(&inputs, &mut out);
+    for (i, (input, got)) in inputs.iter().zip(&out).enumerate() {
+        assert_eq!(input.calls.get(), 1, "input {i}");
+        assert_eq!(got[..], Md5::digest(&input.answers[0])[..], "input {i}");
+    }
+}
+
 /// `Lanes::update` asks each chunk for its bytes once and hashes exactly
 /// the slice it checked, whatever a second `as_ref` would say.
 #[test]
