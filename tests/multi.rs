@@ -172,7 +172,7 @@ fn expected_kernel() -> (&'static str, usize) {
         {
             ("avx512", 64)
         } else if std::arch::is_x86_feature_detected!("avx2") {
-            ("avx2", 16)
+            ("avx2", 24)
         } else {
             ("sse2", 8)
         };
