@@ -85,19 +85,27 @@ macro_rules! entry_points {
     };
 }
 
-/// The `G` groups' block at byte offset `off`, word-major per group.
+/// Reads the `G` groups' block at byte offset `off` into `m`, word-major per
+/// group, and returns it.
+///
+/// The buffer is the caller's, kept across blocks: read in place by the
+/// steps, where an array returned by value is copied to other stack slots
+/// first (48 loads and stores a block with AVX2's three groups).
 ///
 /// # Safety
 ///
 /// The CPU has `V`'s ISA; `ptrs[i]` is valid for reads of `off + 64` bytes
 /// for each `i < V::LANES * G`.
 #[inline(always)]
-unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) -> [[V; 16]; G] {
-    // Loops, not `array::from_fn`: a closure is not inlined for sure, and
+unsafe fn load_blocks<'m, V: LaneVector, const G: usize>(
+    m: &'m mut core::mem::MaybeUninit<[[V; 16]; G]>,
+    ptrs: &Ptrs,
+    off: usize,
+) -> &'m [[V; 16]; G] {
+    // A loop, not `array::from_fn`: a closure is not inlined for sure, and
     // out of line it would run without the ISA's target feature. Not
     // zero-filled first: with AVX-512's three or four groups (768 bytes and
     // more) LLVM fills it with a call to `memset` in the block loop.
-    let mut m = core::mem::MaybeUninit::<[[V; 16]; G]>::uninit();
     let rows = m.as_mut_ptr().cast::<[V; 16]>();
     for g in 0..G {
         // SAFETY: the caller's contract: group `g` reads lanes `V::LANES *
@@ -106,7 +114,7 @@ unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) ->
         unsafe { rows.add(g).write(V::load_block(&ptrs[V::LANES * g..], off)) };
     }
     // SAFETY: the loop wrote each of the `G` rows.
-    unsafe { m.assume_init() }
+    unsafe { m.assume_init_ref() }
 }
 
 /// `RC` with 1 taken off the constants of round 4, for lane vectors that
@@ -242,10 +250,11 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         }};
     }
 
+    let mut words = core::mem::MaybeUninit::uninit();
     for blk in 0..blocks {
         // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at
         // each of the `w * G` pointers (caller).
-        let m: [[V; 16]; G] = unsafe { load_blocks(ptrs, blk * 64) };
+        let m: &[[V; 16]; G] = unsafe { load_blocks(&mut words, ptrs, blk * 64) };
         // The round constants, read through a pointer LLVM cannot see
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every
@@ -306,11 +315,12 @@ pub(super) unsafe fn transpose_only<V: LaneVector, const G: usize>(
     assert!(V::LANES * G <= ptrs.len());
     // SAFETY: the caller vouches for the ISA.
     let mut acc = [unsafe { V::splat(0) }; 16];
+    let mut words = core::mem::MaybeUninit::uninit();
     for blk in 0..blocks {
         // SAFETY: as in `compress`.
-        let m: [[V; 16]; G] = unsafe { load_blocks(ptrs, blk * 64) };
+        let m: &[[V; 16]; G] = unsafe { load_blocks(&mut words, ptrs, blk * 64) };
         for m in m {
-            for (x, w) in acc.iter_mut().zip(m) {
+            for (x, &w) in acc.iter_mut().zip(m) {
                 *x = x.xor(w);
             }
         }
