@@ -294,8 +294,8 @@ impl<'a> Scheduler<'a> {
     fn run_equal(&mut self, msgs: &[(usize, &[u8])], out: &mut [[u8; 16]]) {
         debug_assert!(msgs.len() == self.width && self.busy() == 0);
         let len = msgs[0].1.len();
-        let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
-        for (p, (_, m)) in ptrs.iter_mut().zip(msgs) {
+        // The idle lanes' stale pointers are overwritten, not cleared first.
+        for (p, (_, m)) in self.ptr.iter_mut().zip(msgs) {
             debug_assert_eq!(m.len(), len);
             *p = m.as_ptr();
         }
@@ -313,7 +313,7 @@ impl<'a> Scheduler<'a> {
         // 64` whole blocks.
         unsafe {
             self.kernel
-                .compress(&mut self.state, &ptrs, len / 64, msgs.len(), Some(&pad))
+                .compress(&mut self.state, &self.ptr, len / 64, msgs.len(), Some(&pad))
         };
         for (lane, &(index, _)) in msgs.iter().enumerate() {
             out[index] = to_bytes(self.state.get(lane));
