@@ -337,8 +337,9 @@ macro_rules! baseline {
 /// `__m128i` or `__m256i` of `$lanes` lanes whose intrinsics run through
 /// `$isa!`: constructors, store, lane 0 and the two-input operations
 /// (intrinsics that differ only in name, given in that order), the block
-/// loads, rotations and `I` of [`X86`], and [`LaneVector::opaque`] through
-/// the module's `opaque` function (see [`opaque_fn`]).
+/// loads and rotations of [`X86`], `I` by subtraction (neither has a
+/// three-input logic instruction), and [`LaneVector::opaque`] through the
+/// module's `opaque` function (see [`opaque_fn`]).
 #[cfg(target_arch = "x86_64")]
 macro_rules! x86_shared {
     ($isa:ident, $lanes:literal;
