@@ -20,18 +20,10 @@
 use super::lane_vector::{self, LaneVector};
 use core::arch::x86_64::*;
 
-/// Sixteen lanes. A value exists only where the CPU has AVX-512F and VL:
-/// the unsafe constructors' callers vouch for it.
-#[derive(Clone, Copy)]
-pub(super) struct V16(__m512i);
-
-/// Runs AVX-512 intrinsics, in a method of [`V16`].
-macro_rules! avx512 {
-    ($e:expr) => {
-        // SAFETY: the CPU has AVX-512F and VL: the method takes a `V16`,
-        // which proves it, or is a constructor whose caller vouches for it.
-        unsafe { $e }
-    };
+runtime_isa! {
+    $ avx512,
+    /// Sixteen lanes.
+    V16(__m512i)
 }
 
 /// Transposes a 16 × 16 matrix of 32-bit words: `r[j]` holds words `0..16`

@@ -56,6 +56,7 @@ macro_rules! entry_points {
         /// The CPU has the target feature; `ptrs[i]` is valid for reads of
         /// `blocks * 64` bytes for each `i < LANES * G`.
         #[target_feature(enable = $feature)]
+        #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
             state: &mut super::Soa,
             ptrs: &super::Ptrs,
@@ -73,6 +74,7 @@ macro_rules! entry_points {
         ///
         /// As for [`compress`].
         #[target_feature(enable = $feature)]
+        #[inline(never)]
         pub(super) unsafe fn transpose_only<const G: usize>(
             ptrs: &super::Ptrs,
             blocks: usize,
@@ -83,19 +85,27 @@ macro_rules! entry_points {
     };
 }
 
-/// The `G` groups' block at byte offset `off`, word-major per group.
+/// Reads the `G` groups' block at byte offset `off` into `m`, word-major per
+/// group, and returns it.
+///
+/// The buffer is the caller's, kept across blocks: read in place by the
+/// steps, where an array returned by value is copied to other stack slots
+/// first (48 loads and stores a block with AVX2's three groups).
 ///
 /// # Safety
 ///
 /// The CPU has `V`'s ISA; `ptrs[i]` is valid for reads of `off + 64` bytes
 /// for each `i < V::LANES * G`.
 #[inline(always)]
-unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) -> [[V; 16]; G] {
-    // Loops, not `array::from_fn`: a closure is not inlined for sure, and
+unsafe fn load_blocks<'m, V: LaneVector, const G: usize>(
+    m: &'m mut core::mem::MaybeUninit<[[V; 16]; G]>,
+    ptrs: &Ptrs,
+    off: usize,
+) -> &'m [[V; 16]; G] {
+    // A loop, not `array::from_fn`: a closure is not inlined for sure, and
     // out of line it would run without the ISA's target feature. Not
     // zero-filled first: with AVX-512's three or four groups (768 bytes and
     // more) LLVM fills it with a call to `memset` in the block loop.
-    let mut m = core::mem::MaybeUninit::<[[V; 16]; G]>::uninit();
     let rows = m.as_mut_ptr().cast::<[V; 16]>();
     for g in 0..G {
         // SAFETY: the caller's contract: group `g` reads lanes `V::LANES *
@@ -104,7 +114,7 @@ unsafe fn load_blocks<V: LaneVector, const G: usize>(ptrs: &Ptrs, off: usize) ->
         unsafe { rows.add(g).write(V::load_block(&ptrs[V::LANES * g..], off)) };
     }
     // SAFETY: the loop wrote each of the `G` rows.
-    unsafe { m.assume_init() }
+    unsafe { m.assume_init_ref() }
 }
 
 /// `RC` with 1 taken off the constants of round 4, for lane vectors that
@@ -114,6 +124,20 @@ const RC_I: [u32; 64] = {
     let mut k = 48;
     while k < 64 {
         t[k] = t[k].wrapping_sub(1);
+        k += 1;
+    }
+    t
+};
+
+/// The message word that step `k` adds (RFC 1321, section 3.4).
+const WORD: [usize; 64] = {
+    let mut t = [0; 64];
+    let mut k = 0;
+    while k < 16 {
+        t[k] = k;
+        t[16 + k] = (1 + 5 * k) % 16;
+        t[32 + k] = (5 + 3 * k) % 16;
+        t[48 + k] = (7 * k) % 16;
         k += 1;
     }
     t
@@ -179,20 +203,58 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     }
     let [mut a, mut b, mut c, mut d] = abcd;
 
-    for blk in 0..blocks + usize::from(last.is_some()) {
-        let m: [[V; 16]; G] = match last {
-            Some(words) if blk == blocks => {
-                let mut m = [zero; 16];
-                for (x, &w) in m.iter_mut().zip(words) {
-                    // SAFETY: the caller vouches for the ISA.
-                    *x = unsafe { V::splat(w) };
-                }
-                [m; G]
+    // One step of every group: a = b + rotl(a + x + OP(b, c, d), s), where
+    // `x` is the message word plus the round constant, summed by `$input`.
+    // What does not depend on `b` is summed first and hidden from the
+    // optimiser, which would otherwise move an add onto the chain.
+    macro_rules! step {
+        ($input:ident; $op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+            for g in 0..G {
+                let t = $input!($a[g], g, $m, $k);
+                let t = step!(@$op, t, $b[g], $c[g], $d[g]);
+                $a[g] = V::add_rotl::<{ $s }, { 32 - $s }>(t, $b[g]);
             }
-            // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable
-            // at each of the `w * G` pointers (caller).
-            _ => unsafe { load_blocks(ptrs, blk * 64) },
         };
+        (@I, $t:expr, $b:expr, $c:expr, $d:expr) => {
+            if V::I_BY_SUB {
+                // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the 1
+                // taken off the round constant (`RC_I`).
+                $t.opaque().sub($c.xor($b.andnot($d)))
+            } else {
+                $t.opaque().add(V::logic::<I>($b, $c, $d))
+            }
+        };
+        (@G, $t:expr, $b:expr, $c:expr, $d:expr) => {
+            V::add_g($t, $b, $c, $d)
+        };
+        (@$op:ident, $t:expr, $b:expr, $c:expr, $d:expr) => {
+            $t.opaque().add(V::logic::<$op>($b, $c, $d))
+        };
+    }
+    // The 64 steps over one block, then the feed-forward.
+    macro_rules! block {
+        ($input:ident) => {{
+            macro_rules! input_step {
+                ($op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+                    step!($input; $op, $a, $b, $c, $d, $m, $k, $s)
+                };
+            }
+            let (aa, bb, cc, dd) = (a, b, c, d);
+            md5_steps!(input_step, a, b, c, d);
+            for g in 0..G {
+                a[g] = a[g].add(aa[g]);
+                b[g] = b[g].add(bb[g]);
+                c[g] = c[g].add(cc[g]);
+                d[g] = d[g].add(dd[g]);
+            }
+        }};
+    }
+
+    let mut words = core::mem::MaybeUninit::uninit();
+    for blk in 0..blocks {
+        // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at
+        // each of the `w * G` pointers (caller).
+        let m: &[[V; 16]; G] = unsafe { load_blocks(&mut words, ptrs, blk * 64) };
         // The round constants, read through a pointer LLVM cannot see
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every
@@ -200,43 +262,36 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         // SAFETY: `hide(0)` is 0, so `rc` points at the 64 words of `RC`
         // or `RC_I`.
         let rc = unsafe { rc_table::<V>().as_ptr().add(hide(0)) };
-        // One step of every group: a = b + rotl(a + m + K + OP(b, c, d), s).
-        // What does not depend on `b` is summed first and hidden from the
-        // optimiser, which would otherwise move `K`'s add onto the chain.
-        macro_rules! step {
-            ($op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-                for g in 0..G {
-                    // SAFETY: the caller vouches for the ISA; `rc` points
-                    // at the 64 words of `RC`.
-                    let t = $a[g].add(m[g][$m]).add(unsafe { V::splat(*rc.add($k)) });
-                    let t = step!(@$op, t, $b[g], $c[g], $d[g]);
-                    $a[g] = V::add_rotl::<{ $s }, { 32 - $s }>(t, $b[g]);
-                }
-            };
-            (@I, $t:expr, $b:expr, $c:expr, $d:expr) => {
-                if V::I_BY_SUB {
-                    // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the
-                    // 1 taken off the round constant (`RC_I`).
-                    $t.opaque().sub($c.xor($b.andnot($d)))
-                } else {
-                    $t.opaque().add(V::logic::<I>($b, $c, $d))
-                }
-            };
-            (@G, $t:expr, $b:expr, $c:expr, $d:expr) => {
-                V::add_g($t, $b, $c, $d)
-            };
-            (@$op:ident, $t:expr, $b:expr, $c:expr, $d:expr) => {
-                $t.opaque().add(V::logic::<$op>($b, $c, $d))
+        macro_rules! loaded {
+            ($a:expr, $g:expr, $m:expr, $k:expr) => {
+                // SAFETY: the caller vouches for the ISA; `rc` points at
+                // the 64 words of the table.
+                $a.add(m[$g][$m]).add(unsafe { V::splat(*rc.add($k)) })
             };
         }
-        let (aa, bb, cc, dd) = (a, b, c, d);
-        md5_steps!(step, a, b, c, d);
-        for g in 0..G {
-            a[g] = a[g].add(aa[g]);
-            b[g] = b[g].add(bb[g]);
-            c[g] = c[g].add(cc[g]);
-            d[g] = d[g].add(dd[g]);
+        block!(loaded);
+    }
+
+    if let Some(words) = last {
+        // The same block in every lane: each step's word and constant are
+        // summed once, in scalar code, and broadcast from memory (free on
+        // x86: the load unit broadcasts), an add per step fewer.
+        let rc = rc_table::<V>();
+        let mut mk = [0u32; 64];
+        for (k, x) in mk.iter_mut().enumerate() {
+            *x = words[WORD[k]].wrapping_add(rc[k]);
         }
+        // SAFETY: `hide(0)` is 0: the pointer is `mk`'s, hidden so that
+        // LLVM broadcasts each sum where it is used, from memory.
+        let mk = unsafe { mk.as_ptr().add(hide(0)) };
+        macro_rules! shared {
+            ($a:expr, $g:expr, $m:expr, $k:expr) => {
+                // SAFETY: the caller vouches for the ISA; `mk` points at
+                // 64 words.
+                $a.add(unsafe { V::splat(*mk.add($k)) })
+            };
+        }
+        block!(shared);
     }
 
     for (r, v) in state.s.iter_mut().zip([a, b, c, d]) {
@@ -260,11 +315,12 @@ pub(super) unsafe fn transpose_only<V: LaneVector, const G: usize>(
     assert!(V::LANES * G <= ptrs.len());
     // SAFETY: the caller vouches for the ISA.
     let mut acc = [unsafe { V::splat(0) }; 16];
+    let mut words = core::mem::MaybeUninit::uninit();
     for blk in 0..blocks {
         // SAFETY: as in `compress`.
-        let m: [[V; 16]; G] = unsafe { load_blocks(ptrs, blk * 64) };
+        let m: &[[V; 16]; G] = unsafe { load_blocks(&mut words, ptrs, blk * 64) };
         for m in m {
-            for (x, w) in acc.iter_mut().zip(m) {
+            for (x, &w) in acc.iter_mut().zip(m) {
                 *x = x.xor(w);
             }
         }

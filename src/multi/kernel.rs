@@ -163,23 +163,27 @@ impl Kernel {
     }
 
     /// Lanes of one group (the vector width in 32-bit lanes) and the
-    /// interleaved groups at full width.
+    /// interleaved groups at full width, from `benches/multi.rs` on AMD Zen
+    /// 3 (1-cycle vector latency, four vector ALUs, 16 registers):
     ///
-    /// Two groups on every SIMD kernel, from `benches/multi.rs` on AMD Zen 3
-    /// (1-cycle vector latency): one group leaves the ALUs idle while a
-    /// step waits on the last, two fill them, three or four spill state to
-    /// the stack (16 registers hold about two groups' state and
-    /// temporaries) and run no faster, or slower. AVX-512 runs up to four
-    /// groups of 16, by reasoning and llvm-mca, not measurement (no AVX-512
-    /// machine was at hand; see `avx512.rs`). Fewer busy lanes run fewer
-    /// groups (see [`Kernel::compress`]).
+    /// * AVX2, three: raw ns per lane-block 14.9, 8.9, 8.4 and 12.4 for
+    ///   one to four groups. Three groups spill some state to the stack
+    ///   but keep the four ALUs busier than two, whose step chains leave
+    ///   them idle; four spill too much. A 2-cycle-latency core (Zen 5)
+    ///   gains more from the third.
+    /// * SSE2 and NEON, two: a third group of 4 lanes spills as AVX2's
+    ///   fourth does, for a narrower vector.
+    /// * AVX-512, up to four groups of 16, by reasoning and llvm-mca, not
+    ///   measurement (no AVX-512 machine was at hand; see `avx512.rs`).
+    ///
+    /// Fewer busy lanes run fewer groups (see [`Kernel::compress`]).
     const fn shape(self) -> (usize, usize) {
         match self {
             Kernel::Portable => (1, 1),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => (4, 2),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Avx2 => (8, 2),
+            Kernel::Avx2 => (8, 3),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx512 => (16, 4),
             #[cfg(test)]
@@ -257,7 +261,7 @@ impl Kernel {
                 }
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 Kernel::Avx2 => {
-                    with_groups!(avx2::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                    with_groups!(avx2::compress, groups, [1, 2; 3], (state, ptrs, blocks, last))
                 }
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 Kernel::Avx512 => with_groups!(
@@ -311,8 +315,9 @@ impl Kernel {
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => {
                 // SAFETY: as in `Kernel::compress`.
-                let x =
-                    unsafe { with_groups!(avx2::transpose_only, groups, [1; 2], (ptrs, blocks)) };
+                let x = unsafe {
+                    with_groups!(avx2::transpose_only, groups, [1, 2; 3], (ptrs, blocks))
+                };
                 Some(x)
             }
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]

@@ -140,6 +140,150 @@ pub(super) trait LaneVector: Copy {
     }
 }
 
+/// What the x86 lane vectors without a rotate instruction (SSE2, AVX2)
+/// build their rotations and message loads from: shifts, the unpacks of
+/// 32- and 64-bit elements within each 128-bit half, and a row of four
+/// words per 128-bit half.
+#[cfg(target_arch = "x86_64")]
+pub(super) trait X86: LaneVector {
+    /// Lane-wise `self << S`.
+    fn shl<const S: i32>(self) -> Self;
+    /// Lane-wise `self >> S` (logical).
+    fn shr<const S: i32>(self) -> Self;
+    /// Per 128-bit half, the low elements of `self` and `other`
+    /// interleaved: `vpunpckldq`.
+    fn unpacklo32(self, other: Self) -> Self;
+    /// The high ones: `vpunpckhdq`.
+    fn unpackhi32(self, other: Self) -> Self;
+    /// `vpunpcklqdq`.
+    fn unpacklo64(self, other: Self) -> Self;
+    /// `vpunpckhqdq`.
+    fn unpackhi64(self, other: Self) -> Self;
+
+    /// Row `j` of quarter `q` of a block: 128-bit half `h` holds words
+    /// `4q..4q + 4` of lane `j + 4h`, read at `ptrs[j + 4h] + at`.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has the ISA; each of those pointers is valid for reads of
+    /// `at + 16` bytes.
+    unsafe fn row(ptrs: &[*const u8], j: usize, at: usize) -> Self;
+
+    /// [`LaneVector::load_block`]: per quarter of the block, one 16-byte
+    /// load per lane (no gathers) and a 4 × 4 transpose within each
+    /// 128-bit half.
+    ///
+    /// # Safety
+    ///
+    /// As for [`LaneVector::load_block`].
+    #[inline(always)]
+    unsafe fn load_block_by_rows(ptrs: &[*const u8], off: usize) -> [Self; 16] {
+        // SAFETY: the caller vouches for the ISA.
+        let mut m = [unsafe { Self::splat(0) }; 16];
+        for q in 0..4 {
+            // A loop, not `array::from_fn`, whose closure might not be
+            // inlined and run without the ISA's target feature.
+            let mut r = [m[0]; 4];
+            for (j, r) in r.iter_mut().enumerate() {
+                // SAFETY: bytes `off + 16 * q ..+ 16` lie within the `off +
+                // 64` the caller vouches for, at each of the `LANES`
+                // pointers.
+                *r = unsafe { Self::row(ptrs, j, off + 16 * q) };
+            }
+            let (t0, t1) = (r[0].unpacklo32(r[1]), r[0].unpackhi32(r[1]));
+            let (t2, t3) = (r[2].unpacklo32(r[3]), r[2].unpackhi32(r[3]));
+            m[4 * q] = t0.unpacklo64(t2);
+            m[4 * q + 1] = t0.unpackhi64(t2);
+            m[4 * q + 2] = t1.unpacklo64(t3);
+            m[4 * q + 3] = t1.unpackhi64(t3);
+        }
+        m
+    }
+
+    /// [`LaneVector::rotl`] as two shifts and an `|`.
+    #[inline(always)]
+    fn rotl_by_shifts<const L: i32, const R: i32>(self) -> Self {
+        self.shl::<L>().or(self.shr::<R>())
+    }
+
+    /// [`LaneVector::add_rotl`] as two shifts: the shifted halves share no
+    /// set bit, so the rotation's `|` is a `+`, and `b` joins the first
+    /// half while the second shift is still waiting (the two often issue a
+    /// cycle apart, and an `|` of both would wait for the later one). The
+    /// barrier stops LLVM from folding the halves back into a rotation.
+    #[inline(always)]
+    fn add_rotl_by_shifts<const L: i32, const R: i32>(t: Self, b: Self) -> Self {
+        b.add(t.shl::<L>()).opaque().add(t.shr::<R>())
+    }
+
+    /// `b + rotl(t, 16)`; by shifts unless the ISA has better.
+    #[inline(always)]
+    fn add_rotl16(t: Self, b: Self) -> Self {
+        Self::add_rotl_by_shifts::<16, 16>(t, b)
+    }
+}
+
+/// The module items of the SSE2 and AVX2 lane vector `$v`, whose
+/// intrinsics run through `$isa!`: its [`X86`] impl (the shift and unpack
+/// intrinsics in the trait's order, and the body of `row`), the kernel's
+/// entry points for target feature `$feature`, and the `opaque` function
+/// for registers `$reg` of class `$class`.
+#[cfg(target_arch = "x86_64")]
+macro_rules! x86_items {
+    ($v:ident, $isa:ident, $feature:literal, $reg:ty, $class:ident;
+     $slli:ident, $srli:ident, $lo32:path, $hi32:path, $lo64:path, $hi64:path;
+     row($ptrs:ident, $j:ident, $at:ident) $row:block $($extra:item)*) => {
+        impl X86 for $v {
+            #[inline(always)]
+            fn shl<const S: i32>(self) -> Self {
+                Self($isa!($slli::<S>(self.0)))
+            }
+
+            #[inline(always)]
+            fn shr<const S: i32>(self) -> Self {
+                Self($isa!($srli::<S>(self.0)))
+            }
+
+            binary_ops!($isa;
+                unpacklo32 => $lo32, unpackhi32 => $hi32,
+                unpacklo64 => $lo64, unpackhi64 => $hi64);
+
+            #[inline(always)]
+            unsafe fn row($ptrs: &[*const u8], $j: usize, $at: usize) -> Self $row
+
+            $($extra)*
+        }
+
+        entry_points!($v, $feature);
+        opaque_fn!($reg, $class, $feature, "/* {0} */");
+    };
+}
+
+/// Declares the lane vector of an ISA chosen at run time: the newtype
+/// `$v` over one register, and `$isa!`, which runs that ISA's intrinsics
+/// in `$v`'s methods. `$d` is a `$` token, for the inner macro's
+/// metavariable.
+#[cfg(target_arch = "x86_64")]
+macro_rules! runtime_isa {
+    ($d:tt $isa:ident, $(#[$doc:meta])* $v:ident($reg:ty)) => {
+        $(#[$doc])*
+        /// A value exists only where the CPU has the ISA: the unsafe
+        /// constructors' callers vouch for it.
+        #[derive(Clone, Copy)]
+        pub(super) struct $v($reg);
+
+        /// Runs the ISA's intrinsics, in a method of the lane vector.
+        macro_rules! $isa {
+            ($d e:expr) => {
+                // SAFETY: the CPU has the ISA: the method takes a lane
+                // vector, which proves it, or is a constructor whose caller
+                // vouches for it.
+                unsafe { $d e }
+            };
+        }
+    };
+}
+
 /// The two-input methods of a [`LaneVector`] impl for a newtype over one
 /// register, one intrinsic each, called through the ISA's `$isa!` macro
 /// (which carries the safety argument): `add => _mm_add_epi32, ...`.
@@ -189,12 +333,49 @@ macro_rules! baseline {
     };
 }
 
-/// The x86 lane vector's constructors, store and lane 0, for a newtype over
-/// `__m128i` or `__m256i` of `$lanes` lanes: the intrinsics differ only in
-/// name between SSE2 and AVX2.
+/// The [`LaneVector`] impl of the SSE2 or AVX2 lane vector, a newtype over
+/// `__m128i` or `__m256i` of `$lanes` lanes whose intrinsics run through
+/// `$isa!`: constructors, store, lane 0 and the two-input operations
+/// (intrinsics that differ only in name, given in that order), the block
+/// loads and rotations of [`X86`], `I` by subtraction (neither has a
+/// three-input logic instruction), and [`LaneVector::opaque`] through the
+/// module's `opaque` function (see [`opaque_fn`]).
 #[cfg(target_arch = "x86_64")]
-macro_rules! x86_moves {
-    ($isa:ident, $lanes:literal; $set1:ident, $loadu:ident, $storeu:ident, $cvt:ident) => {
+macro_rules! x86_shared {
+    ($isa:ident, $lanes:literal;
+     $set1:ident, $loadu:ident, $storeu:ident, $cvt:ident;
+     $add:path, $sub:path, $and:path, $andnot:path, $or:path, $xor:path) => {
+        const LANES: usize = $lanes;
+        const I_BY_SUB: bool = true;
+
+        #[inline(always)]
+        fn add_rotl<const L: i32, const R: i32>(t: Self, b: Self) -> Self {
+            if L == 16 {
+                Self::add_rotl16(t, b)
+            } else {
+                Self::add_rotl_by_shifts::<L, R>(t, b)
+            }
+        }
+
+        binary_ops!($isa; add => $add, sub => $sub, and => $and, andnot => $andnot, or => $or, xor => $xor);
+
+        #[inline(always)]
+        unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
+            // SAFETY: the caller's contract is the same.
+            unsafe { Self::load_block_by_rows(ptrs, off) }
+        }
+
+        #[inline(always)]
+        fn rotl<const L: i32, const R: i32>(self) -> Self {
+            self.rotl_by_shifts::<L, R>()
+        }
+
+        #[cfg(not(miri))]
+        #[inline(always)]
+        fn opaque(self) -> Self {
+            Self($isa!(opaque(self.0)))
+        }
+
         #[inline(always)]
         unsafe fn splat(x: u32) -> Self {
             Self($isa!($set1(x as i32)))

@@ -29,7 +29,7 @@
 //!
 //! The kernel is chosen at run time: on `x86_64`, AVX-512 (64 lanes, up to
 //! four interleaved groups of 16) when the CPU has AVX-512F and VL, else AVX2
-//! (16 lanes, two interleaved groups of 8) when it has that, else SSE2 (8
+//! (24 lanes, three interleaved groups of 8) when it has that, else SSE2 (8
 //! lanes, two groups of 4); NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
 //! elsewhere a portable fallback that runs the single-stream backend once per
 //! message. Interleaved groups hide the latency of MD5's step chain; when

@@ -2,6 +2,10 @@
 //! the kernel busy with a batch of messages of any lengths, and pads each
 //! message in its lane.
 //!
+//! Messages start longest first within windows of the batch (see
+//! [`Queue`]), so that lanes end close together, the kernel runs long calls
+//! and the batch ends on short messages rather than one long one.
+//!
 //! Per-message work is kept small, since it is most of the cost for short
 //! messages: a message of up to [`BUF_BLOCKS`] blocks with its padding is
 //! copied into its lane's buffer and runs as one stretch of blocks, so a
@@ -52,35 +56,33 @@ pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
         return;
     }
     let mut sched = Scheduler::new(kernel);
-    let mut next = 0;
+    let width = sched.width;
+    let mut queue = Queue::new(inputs, width);
     loop {
         // With every lane idle and a full set of messages to come: if they
         // all have one whole-block length, they run as one kernel call
         // with no bookkeeping; else they start in the lanes as below.
-        let width = sched.width;
-        if sched.busy() == 0 && inputs.len() - next >= width {
-            let mut msgs: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
-            for (m, input) in msgs.iter_mut().zip(&inputs[next..next + width]) {
-                *m = input.as_ref();
-            }
-            let len = msgs[0].len();
-            if len >= 64 && len.is_multiple_of(64) && msgs[..width].iter().all(|m| m.len() == len) {
-                sched.run_equal(&msgs[..width], &mut out[next..next + width]);
-            } else {
-                for (lane, m) in msgs[..width].iter().enumerate() {
-                    sched.start(lane, next + lane, m);
+        if sched.busy() == 0 {
+            if let Some(msgs) = queue.take_set() {
+                let len = msgs[0].1.len();
+                if len >= 64 && len.is_multiple_of(64) && msgs.iter().all(|m| m.1.len() == len) {
+                    sched.run_equal(msgs, out);
+                } else {
+                    for (lane, &(index, m)) in msgs.iter().enumerate() {
+                        sched.start(lane, index, m);
+                    }
                 }
+                continue;
             }
-            next += width;
-            continue;
         }
         // Refill idle lanes with the next messages, lowest lanes first.
-        while sched.idle != 0 && next < inputs.len() {
-            let lane = sched.idle.trailing_zeros() as usize;
-            sched.start(lane, next, inputs[next].as_ref());
-            next += 1;
+        while sched.idle != 0 {
+            let Some((index, m)) = queue.next() else {
+                break;
+            };
+            sched.start(sched.idle.trailing_zeros() as usize, index, m);
         }
-        if next == inputs.len() {
+        if queue.is_empty() {
             match sched.busy() {
                 0 => break,
                 // A lone last message runs faster through the single-stream
@@ -95,6 +97,95 @@ pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
             }
         }
         sched.step(out);
+    }
+}
+
+/// Messages queued at a time: at least the widest kernel's width.
+pub(super) const WINDOW: usize = 192;
+
+/// The messages of a batch in the order they start in the lanes: the
+/// longest first, within windows of up to [`WINDOW`] messages. Lanes then
+/// end close together and the batch ends on its shortest messages, so the
+/// kernel runs long calls with few idle lanes (in input order, a long
+/// message near the end keeps one lane busy alone, and short ones end
+/// every few blocks, each a kernel call). Each input's `as_ref` is called
+/// once.
+struct Queue<'a, T> {
+    inputs: &'a [T],
+    /// Inputs moved into the window so far.
+    taken: usize,
+    width: usize,
+    /// Each queued message with its index, `head..end` still to start.
+    window: [(usize, &'a [u8]); WINDOW],
+    head: usize,
+    end: usize,
+}
+
+impl<'a, T: AsRef<[u8]>> Queue<'a, T> {
+    fn new(inputs: &'a [T], width: usize) -> Self {
+        debug_assert!(width <= WINDOW);
+        let mut q = Self {
+            inputs,
+            taken: 0,
+            width,
+            window: [(0, &[]); WINDOW],
+            head: 0,
+            end: 0,
+        };
+        q.refill();
+        q
+    }
+
+    /// Moves what is left to the front of the window, fills the rest from
+    /// the inputs, and sorts the window longest first (unless it already
+    /// is, as a batch of equal lengths).
+    fn refill(&mut self) {
+        self.window.copy_within(self.head..self.end, 0);
+        self.end -= self.head;
+        self.head = 0;
+        let more = (WINDOW - self.end).min(self.inputs.len() - self.taken);
+        for (i, slot) in self.window[self.end..self.end + more]
+            .iter_mut()
+            .enumerate()
+        {
+            let index = self.taken + i;
+            *slot = (index, self.inputs[index].as_ref());
+        }
+        self.taken += more;
+        self.end += more;
+        let window = &mut self.window[..self.end];
+        if window.windows(2).any(|p| p[0].1.len() < p[1].1.len()) {
+            window.sort_unstable_by_key(|&(_, m)| core::cmp::Reverse(m.len()));
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.head == self.end
+    }
+
+    fn next(&mut self) -> Option<(usize, &'a [u8])> {
+        if self.is_empty() {
+            return None;
+        }
+        let item = self.window[self.head];
+        self.head += 1;
+        if self.is_empty() && self.taken < self.inputs.len() {
+            self.refill();
+        }
+        Some(item)
+    }
+
+    /// The next `width` messages, if there are that many.
+    fn take_set(&mut self) -> Option<&[(usize, &'a [u8])]> {
+        if self.end - self.head < self.width && self.taken < self.inputs.len() {
+            self.refill();
+        }
+        if self.end - self.head < self.width {
+            return None;
+        }
+        let set = &self.window[self.head..self.head + self.width];
+        self.head += self.width;
+        Some(set)
     }
 }
 
@@ -199,12 +290,12 @@ impl<'a> Scheduler<'a> {
 
     /// Hashes `msgs`, one per lane and all of one whole-block length, into
     /// `out`: one kernel call over their blocks, then their padding block
-    /// from registers. Every lane is idle before and after.
-    fn run_equal(&mut self, msgs: &[&[u8]], out: &mut [[u8; 16]]) {
+    /// from its broadcast words. Every lane is idle before and after.
+    fn run_equal(&mut self, msgs: &[(usize, &[u8])], out: &mut [[u8; 16]]) {
         debug_assert!(msgs.len() == self.width && self.busy() == 0);
-        let len = msgs[0].len();
-        let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
-        for (p, m) in ptrs.iter_mut().zip(msgs) {
+        let len = msgs[0].1.len();
+        // The idle lanes' stale pointers are overwritten, not cleared first.
+        for (p, (_, m)) in self.ptr.iter_mut().zip(msgs) {
             debug_assert_eq!(m.len(), len);
             *p = m.as_ptr();
         }
@@ -222,10 +313,10 @@ impl<'a> Scheduler<'a> {
         // 64` whole blocks.
         unsafe {
             self.kernel
-                .compress(&mut self.state, &ptrs, len / 64, msgs.len(), Some(&pad))
+                .compress(&mut self.state, &self.ptr, len / 64, msgs.len(), Some(&pad))
         };
-        for (lane, o) in out.iter_mut().enumerate() {
-            *o = to_bytes(self.state.get(lane));
+        for (lane, &(index, _)) in msgs.iter().enumerate() {
+            out[index] = to_bytes(self.state.get(lane));
         }
     }
 
@@ -254,7 +345,8 @@ impl<'a> Scheduler<'a> {
     /// their padding, or retires them. When every busy lane's message ends
     /// with this stretch and the shared padding block, as in a batch of
     /// equal whole-block lengths, the same call runs that block too (from
-    /// registers: no loads, no transposition) and retires them all.
+    /// its broadcast words: no loads, no transposition) and retires them
+    /// all.
     #[allow(clippy::needless_range_loop)] // `lane` indexes parallel arrays
     fn step(&mut self, out: &mut [[u8; 16]]) {
         let busy_mask = !self.idle & (u64::MAX >> (64 - self.width));

@@ -211,6 +211,30 @@ fn kernels_unequal_lengths() {
     for_each_kernel(|k| check(k, &empties));
 }
 
+/// Batches of several scheduler windows: mixed lengths that the queue
+/// sorts window by window (long ones late in a window, short ones left over
+/// into the next), and equal whole-block lengths whose full sets straddle
+/// window boundaries.
+#[test]
+fn kernels_batches_of_several_windows() {
+    let mut rng = Rng(0x6d75_6c74_6907);
+    let mixed: Vec<Vec<u8>> = (0..2 * super::scheduler::WINDOW + 77)
+        .map(|i| {
+            let n = if i % 50 == 49 {
+                5000 / SHRINK + rng.below(3000 / SHRINK)
+            } else {
+                rng.below(400)
+            };
+            rng.bytes(n)
+        })
+        .collect();
+    for_each_kernel(|k| check(k, &mixed));
+    let equal: Vec<Vec<u8>> = (0..3 * super::scheduler::WINDOW / 2 + 5)
+        .map(|_| rng.bytes(64))
+        .collect();
+    for_each_kernel(|k| check(k, &equal));
+}
+
 /// The streaming form against `Md5` fed the same pieces, with random
 /// chunk lengths per lane and call (idle lanes included), lanes that
 /// finish early and restart, and random final tails.
