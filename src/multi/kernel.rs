@@ -171,8 +171,11 @@ impl Kernel {
     ///   but keep the four ALUs busier than two, whose step chains leave
     ///   them idle; four spill too much. A 2-cycle-latency core (Zen 5)
     ///   gains more from the third.
-    /// * SSE2 and NEON, two: a third group of 4 lanes spills as AVX2's
-    ///   fourth does, for a narrower vector.
+    /// * SSE2 and NEON, two. SSE2's third group (the same twelve state
+    ///   registers as AVX2's three) measured within this shared machine's
+    ///   noise of two (19.1-28.8 against 20.5-23.6 ns per lane-block in
+    ///   one busy hour), so it stays at two; NEON, with 32 registers, has
+    ///   had no hardware to measure on.
     /// * AVX-512, up to four groups of 16, by reasoning and llvm-mca, not
     ///   measurement (no AVX-512 machine was at hand; see `avx512.rs`).
     ///
