@@ -1,7 +1,7 @@
 //! Portable Rust backend: the fallback on every target and the oracle the
 //! other backends are tested against.
 //!
-//! It is a `const fn`, so [`digest`] (the crate's `const_digest`) runs the
+//! It is a `const fn`, so [`digest`](fn@digest) (the crate's `const_digest`) runs the
 //! very same code at compile time. Each step adds the message word and round constant to `a`
 //! before the boolean function is known, so only the boolean function, one
 //! add, the rotate and the final add wait on the previous step's `b`.
