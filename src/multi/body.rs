@@ -129,20 +129,6 @@ const RC_I: [u32; 64] = {
     t
 };
 
-/// The message word that step `k` adds (RFC 1321, section 3.4).
-const WORD: [usize; 64] = {
-    let mut t = [0; 64];
-    let mut k = 0;
-    while k < 16 {
-        t[k] = k;
-        t[16 + k] = (1 + 5 * k) % 16;
-        t[32 + k] = (5 + 3 * k) % 16;
-        t[48 + k] = (7 * k) % 16;
-        k += 1;
-    }
-    t
-};
-
 /// The round constants `V` adds.
 #[inline(always)]
 fn rc_table<V: LaneVector>() -> &'static [u32; 64] {
@@ -278,9 +264,13 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         // x86: the load unit broadcasts), an add per step fewer.
         let rc = rc_table::<V>();
         let mut mk = [0u32; 64];
-        for (k, x) in mk.iter_mut().enumerate() {
-            *x = words[WORD[k]].wrapping_add(rc[k]);
+        // The word order from the same list of steps the vectors run.
+        macro_rules! sum {
+            ($op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
+                mk[$k] = words[$m].wrapping_add(rc[$k])
+            };
         }
+        md5_steps!(sum, a, b, c, d);
         // SAFETY: `hide(0)` is 0: the pointer is `mk`'s, hidden so that
         // LLVM broadcasts each sum where it is used, from memory.
         let mk = unsafe { mk.as_ptr().add(hide(0)) };
