@@ -423,12 +423,15 @@ fn compare_peers(contenders: &[Contender], ratios: &[(&str, Vec<f64>)]) {
 fn raw_kernels() {
     let blocks = env_or("MD5_BENCH_RAW_BLOCKS", 16).max(1) as usize;
     let mut rng = Rng(0x6265_6e63_6803);
-    let most = __bench::kernels().map(__bench::lanes).max().unwrap_or(1);
+    let most = __bench::kernels()
+        .map(__bench::max_lanes)
+        .max()
+        .unwrap_or(1);
     let data: Vec<u8> = (0..most * blocks * 64).map(|_| rng.next() as u8).collect();
     println!("\nraw kernel, {blocks} blocks per lane: ns per lane-block (lower is better)");
     for kernel in __bench::kernels().filter(|&k| k != "portable") {
         let width = __bench::group_lanes(kernel);
-        let groups = __bench::lanes(kernel) / width;
+        let groups = __bench::max_lanes(kernel) / width;
         let mut fs: Vec<Box<dyn FnMut() + '_>> = (1..=groups)
             .map(|g| {
                 let data = &data;
