@@ -127,6 +127,38 @@ impl Soa {
         ]
     }
 
+    /// The digests of lanes `lane..lane + 4`: a 4 × 4 transposition.
+    #[inline]
+    fn digests4(&self, lane: usize) -> [[u8; 16]; 4] {
+        let rows = [0, 1, 2, 3].map(|r| &self.s[r][lane..lane + 4]);
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            use core::arch::x86_64::*;
+            // SAFETY: SSE2 is enabled (cfg); each row has 4 words from
+            // `lane` (sliced above), read unaligned; `__m128i` and `[u8;
+            // 16]` have the same size, and every bit pattern is valid for
+            // both.
+            unsafe {
+                let [a, b, c, d] = rows.map(|r| _mm_loadu_si128(r.as_ptr().cast()));
+                let ab_lo = _mm_unpacklo_epi32(a, b);
+                let ab_hi = _mm_unpackhi_epi32(a, b);
+                let cd_lo = _mm_unpacklo_epi32(c, d);
+                let cd_hi = _mm_unpackhi_epi32(c, d);
+                [
+                    _mm_unpacklo_epi64(ab_lo, cd_lo),
+                    _mm_unpackhi_epi64(ab_lo, cd_lo),
+                    _mm_unpacklo_epi64(ab_hi, cd_hi),
+                    _mm_unpackhi_epi64(ab_hi, cd_hi),
+                ]
+                .map(|v| core::mem::transmute::<__m128i, [u8; 16]>(v))
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            [0, 1, 2, 3].map(|i| scheduler::to_bytes(rows.map(|r| r[i])))
+        }
+    }
+
     fn set(&mut self, lane: usize, v: [u32; 4]) {
         for (row, x) in self.s.iter_mut().zip(v) {
             row[lane] = x;
