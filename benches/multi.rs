@@ -389,31 +389,37 @@ fn main() {
     }
 }
 
-/// Each of this crate's kernels against md5-many at the same ISA (held to
-/// AVX2 for `avx2`), on each batch; for the mixed batch md5-many gets its
-/// better order.
+/// This crate's AVX2 and AVX-512 kernels against md5-many at the same ISA
+/// (held to AVX2 for `avx2`; its best level for `avx512`), on each batch;
+/// for the mixed batch md5-many gets its better order.
 fn compare_peers(contenders: &[Contender], ratios: &[(&str, Vec<f64>)]) {
     let find = |prefix: &str| contenders.iter().position(|c| c.name.starts_with(prefix));
-    let Some(avx2) = find("avx2 (") else { return };
-    let Some(peer) = find("md5-many avx2 (").or_else(|| find("md5-many (")) else {
-        return;
-    };
-    println!(
-        "\navx2 kernel / {} (mixed: md5-many's better order)",
-        contenders[peer].name
-    );
+    let best = find("md5-many (");
+    let pairs = [
+        ("avx2", find("avx2 ("), find("md5-many avx2 (").or(best)),
+        ("avx512", find("avx512 ("), best),
+    ];
     let sorted = ratios.iter().find(|(n, _)| n.ends_with("sorted"));
-    for (name, r) in ratios {
-        if name.ends_with("sorted") {
+    for (kernel, ours, peer) in pairs {
+        let (Some(ours), Some(peer)) = (ours, peer) else {
             continue;
-        }
-        let mut theirs = r[peer];
-        if name.contains("mixed") {
-            if let Some((_, s)) = sorted {
-                theirs = theirs.max(s[peer]);
+        };
+        println!(
+            "\n{kernel} kernel / {} (mixed: md5-many's better order)",
+            contenders[peer].name
+        );
+        for (name, r) in ratios {
+            if name.ends_with("sorted") {
+                continue;
             }
+            let mut theirs = r[peer];
+            if name.contains("mixed") {
+                if let Some((_, s)) = sorted {
+                    theirs = theirs.max(s[peer]);
+                }
+            }
+            println!("  {name:<18} {:.2}x", r[ours] / theirs);
         }
-        println!("  {name:<18} {:.2}x", r[avx2] / theirs);
     }
 }
 
