@@ -175,7 +175,7 @@ fn expected_kernel() -> (&'static str, usize) {
         } else if std::arch::is_x86_feature_detected!("avx2") {
             ("avx2", 24)
         } else {
-            ("sse2", 8)
+            ("sse2", 12)
         };
     }
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]

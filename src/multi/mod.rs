@@ -30,8 +30,8 @@
 //! The kernel is chosen at run time: on `x86_64`, AVX-512 when the CPU has
 //! AVX-512F and VL (32 lanes, two interleaved groups of 16; 64 lanes, four
 //! groups, on AMD Zen 5, whose longer vector latency needs more in flight),
-//! else AVX2 (24 lanes, three groups of 8) when it has that, else SSE2 (8
-//! lanes, two groups of 4); NEON (8 lanes, two groups of 4) on
+//! else AVX2 (24 lanes, three groups of 8) when it has that, else SSE2 (12
+//! lanes, three groups of 4); NEON (8 lanes, two groups of 4) on
 //! little-endian `aarch64`; and elsewhere a portable fallback that runs the
 //! single-stream backend once per message. Interleaved groups hide the
 //! latency of MD5's step chain; when fewer lanes have work, the kernel runs
@@ -186,7 +186,7 @@ pub fn backend() -> &'static str {
 }
 
 /// How many messages the kernel of [`backend`] hashes side by side: 32 for
-/// AVX-512 (64 on AMD Zen 5), 24 for AVX2, 8 for SSE2 and NEON, 1 for the
+/// AVX-512 (64 on AMD Zen 5), 24 for AVX2, 12 for SSE2, 8 for NEON, 1 for the
 /// portable fallback.
 ///
 /// A batch for [`digest_many`], or a [`Lanes`], of at least this many
