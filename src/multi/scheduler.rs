@@ -170,19 +170,22 @@ impl<'a, T: AsRef<[u8]>> Queue<'a, T> {
         }
     }
 
+    /// Whether every message has started: none in the window, and none
+    /// left in the inputs. (A set taken to the window's end leaves it
+    /// empty with inputs to come.)
     fn is_empty(&self) -> bool {
-        self.head == self.end
+        self.head == self.end && self.taken == self.inputs.len()
     }
 
     fn next(&mut self) -> Option<(usize, &'a [u8])> {
-        if self.is_empty() {
-            return None;
+        if self.head == self.end {
+            if self.taken == self.inputs.len() {
+                return None;
+            }
+            self.refill();
         }
         let item = self.window[self.head];
         self.head += 1;
-        if self.is_empty() && self.taken < self.inputs.len() {
-            self.refill();
-        }
         Some(item)
     }
 

@@ -236,6 +236,33 @@ fn kernels_batches_of_several_windows() {
     for_each_kernel(|k| check(k, &equal));
 }
 
+/// A window whose last messages are taken as one full set of mixed
+/// lengths, with more messages still to come: the set starts in the lanes,
+/// and the messages after the window must still be hashed. (Found by the
+/// `multi` fuzz target at 32 lanes: the queue counted itself empty once its
+/// window was, and the batch's last messages were left unwritten.)
+#[test]
+fn kernels_continue_past_a_window_ended_by_a_set() {
+    let mut rng = Rng(0x6d75_6c74_6908);
+    let window = super::scheduler::WINDOW;
+    for_each_kernel(|k| {
+        let w = k.lanes();
+        if w == 1 || !window.is_multiple_of(w) {
+            return;
+        }
+        // Full sets of one length that is not whole blocks (so they start
+        // lane by lane, and end together), up to the window's last set;
+        // that set one longer message among empty ones, so that it ends
+        // alone; then a few more.
+        let lens = (0..window - w)
+            .map(|_| 2047 / SHRINK)
+            .chain((0..w).map(|i| if i == 0 { 1000 / SHRINK } else { 0 }))
+            .chain(0..6);
+        let inputs: Vec<Vec<u8>> = lens.map(|n| rng.bytes(n)).collect();
+        check(k, &inputs);
+    });
+}
+
 /// The streaming form against `Md5` fed the same pieces, with random
 /// chunk lengths per lane and call (idle lanes included), lanes that
 /// finish early and restart, and random final tails.
