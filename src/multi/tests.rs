@@ -263,6 +263,34 @@ fn kernels_continue_past_a_window_ended_by_a_set() {
     });
 }
 
+/// Random batches of up to three windows: runs of one length (which start
+/// as whole sets, and end together), each followed by a few messages of
+/// other lengths; at every width, so that sets, refills and stragglers
+/// meet the window's edges in many ways.
+#[test]
+fn kernels_random_batches_across_windows() {
+    let mut rng = Rng(0x6d75_6c74_6909);
+    let window = super::scheduler::WINDOW;
+    let rounds = if cfg!(miri) { 2 } else { 40 };
+    let lens = [0, 64, 100, 1000, 2047].map(|n| n / SHRINK.min(8));
+    for _ in 0..rounds {
+        let count = 1 + rng.below(3 * window);
+        let mut inputs = Vec::new();
+        while inputs.len() < count {
+            let run = lens[rng.below(lens.len())];
+            for _ in 0..rng.below(window) {
+                inputs.push(rng.bytes(run));
+            }
+            for _ in 0..rng.below(8) {
+                let n = lens[rng.below(lens.len())];
+                inputs.push(rng.bytes(n));
+            }
+        }
+        inputs.truncate(count);
+        for_each_kernel(|k| check(k, &inputs));
+    }
+}
+
 /// The streaming form against `Md5` fed the same pieces, with random
 /// chunk lengths per lane and call (idle lanes included), lanes that
 /// finish early and restart, and random final tails.
