@@ -248,18 +248,6 @@ impl Kernel {
     /// self.max_lanes()`, and for each `i <
     /// used.next_multiple_of(self.group_lanes())`, `ptrs[i]` is valid for
     /// reads of `blocks * 64` bytes.
-    // Targets without a SIMD kernel only have the portable arm.
-    #[cfg_attr(
-        not(any(
-            all(target_arch = "x86_64", target_feature = "sse2"),
-            all(
-                target_arch = "aarch64",
-                target_endian = "little",
-                target_feature = "neon"
-            )
-        )),
-        allow(unused_variables)
-    )]
     #[inline]
     pub(crate) unsafe fn compress(
         self,
@@ -276,7 +264,11 @@ impl Kernel {
         // pointers of the `groups * group_lanes` lanes the call reads.
         unsafe {
             match self {
-                Kernel::Portable => portable::compress(state, ptrs, blocks, last),
+                Kernel::Portable => {
+                    // The only arm on targets without a SIMD kernel.
+                    let _ = groups;
+                    portable::compress(state, ptrs, blocks, last)
+                }
                 #[cfg(test)]
                 Kernel::SoftWide(_) => soft_wide(state, ptrs, blocks, used, last),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -313,22 +305,14 @@ impl Kernel {
     /// # Safety
     ///
     /// As for [`Kernel::compress`] with `used = self.max_lanes()`.
-    // Targets without a SIMD kernel only have the portable arm.
-    #[cfg_attr(
-        not(any(
-            all(target_arch = "x86_64", target_feature = "sse2"),
-            all(
-                target_arch = "aarch64",
-                target_endian = "little",
-                target_feature = "neon"
-            )
-        )),
-        allow(unused_variables)
-    )]
     pub(crate) unsafe fn transpose_only(self, ptrs: &Ptrs, blocks: usize) -> Option<u32> {
         let groups = self.max_groups();
         match self {
-            Kernel::Portable => None,
+            Kernel::Portable => {
+                // The only arm on targets without a SIMD kernel.
+                let _ = (groups, ptrs, blocks);
+                None
+            }
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => {
                 // SAFETY: as in `Kernel::compress`.
