@@ -389,31 +389,37 @@ fn main() {
     }
 }
 
-/// Each of this crate's kernels against md5-many at the same ISA (held to
-/// AVX2 for `avx2`), on each batch; for the mixed batch md5-many gets its
-/// better order.
+/// This crate's AVX2 and AVX-512 kernels against md5-many at the same ISA
+/// (held to AVX2 for `avx2`; its best level for `avx512`), on each batch;
+/// for the mixed batch md5-many gets its better order.
 fn compare_peers(contenders: &[Contender], ratios: &[(&str, Vec<f64>)]) {
     let find = |prefix: &str| contenders.iter().position(|c| c.name.starts_with(prefix));
-    let Some(avx2) = find("avx2 (") else { return };
-    let Some(peer) = find("md5-many avx2 (").or_else(|| find("md5-many (")) else {
-        return;
-    };
-    println!(
-        "\navx2 kernel / {} (mixed: md5-many's better order)",
-        contenders[peer].name
-    );
+    let best = find("md5-many (");
+    let pairs = [
+        ("avx2", find("avx2 ("), find("md5-many avx2 (").or(best)),
+        ("avx512", find("avx512 ("), best),
+    ];
     let sorted = ratios.iter().find(|(n, _)| n.ends_with("sorted"));
-    for (name, r) in ratios {
-        if name.ends_with("sorted") {
+    for (kernel, ours, peer) in pairs {
+        let (Some(ours), Some(peer)) = (ours, peer) else {
             continue;
-        }
-        let mut theirs = r[peer];
-        if name.contains("mixed") {
-            if let Some((_, s)) = sorted {
-                theirs = theirs.max(s[peer]);
+        };
+        println!(
+            "\n{kernel} kernel / {} (mixed: md5-many's better order)",
+            contenders[peer].name
+        );
+        for (name, r) in ratios {
+            if name.ends_with("sorted") {
+                continue;
             }
+            let mut theirs = r[peer];
+            if name.contains("mixed") {
+                if let Some((_, s)) = sorted {
+                    theirs = theirs.max(s[peer]);
+                }
+            }
+            println!("  {name:<18} {:.2}x", r[ours] / theirs);
         }
-        println!("  {name:<18} {:.2}x", r[avx2] / theirs);
     }
 }
 
@@ -423,12 +429,15 @@ fn compare_peers(contenders: &[Contender], ratios: &[(&str, Vec<f64>)]) {
 fn raw_kernels() {
     let blocks = env_or("MD5_BENCH_RAW_BLOCKS", 16).max(1) as usize;
     let mut rng = Rng(0x6265_6e63_6803);
-    let most = __bench::kernels().map(__bench::lanes).max().unwrap_or(1);
+    let most = __bench::kernels()
+        .map(__bench::max_lanes)
+        .max()
+        .unwrap_or(1);
     let data: Vec<u8> = (0..most * blocks * 64).map(|_| rng.next() as u8).collect();
     println!("\nraw kernel, {blocks} blocks per lane: ns per lane-block (lower is better)");
     for kernel in __bench::kernels().filter(|&k| k != "portable") {
         let width = __bench::group_lanes(kernel);
-        let groups = __bench::lanes(kernel) / width;
+        let groups = __bench::max_lanes(kernel) / width;
         let mut fs: Vec<Box<dyn FnMut() + '_>> = (1..=groups)
             .map(|g| {
                 let data = &data;

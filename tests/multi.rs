@@ -170,11 +170,12 @@ fn expected_kernel() -> (&'static str, usize) {
         return if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")
         {
-            ("avx512", 64)
+            // Four groups of 16 on AMD Zen 5 and later, two elsewhere.
+            ("avx512", if amd_family_0x1a_or_later() { 64 } else { 32 })
         } else if std::arch::is_x86_feature_detected!("avx2") {
             ("avx2", 24)
         } else {
-            ("sse2", 8)
+            ("sse2", 12)
         };
     }
     #[cfg(all(target_arch = "aarch64", target_endian = "little"))]
@@ -182,6 +183,25 @@ fn expected_kernel() -> (&'static str, usize) {
         return ("neon", 8);
     }
     ("portable", 1)
+}
+
+/// Whether CPUID names an AMD CPU of family 0x1A (Zen 5) or later.
+#[cfg(target_arch = "x86_64")]
+fn amd_family_0x1a_or_later() -> bool {
+    use std::arch::x86_64::__cpuid;
+    // SAFETY: x86_64 CPUs have CPUID leaves 0 and 1 (`unsafe` on the MSRV).
+    #[allow(unused_unsafe)]
+    let (leaf0, leaf1) = unsafe { (__cpuid(0), __cpuid(1)) };
+    let mut vendor = [0u8; 12];
+    for (chunk, reg) in vendor
+        .chunks_exact_mut(4)
+        .zip([leaf0.ebx, leaf0.edx, leaf0.ecx])
+    {
+        chunk.copy_from_slice(&reg.to_le_bytes());
+    }
+    let base = (leaf1.eax >> 8) & 0xf;
+    let extended = (leaf1.eax >> 20) & 0xff;
+    &vendor == b"AuthenticAMD" && base == 0xf && base + extended >= 0x1a
 }
 
 /// The message of a panic caught by `catch_unwind`.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Static estimate, not a measurement: llvm-mca's cycles per block of the
 AVX-512 kernel's block loop, for each group count it was compiled with, on
-AVX-512 CPU models. No AVX-512 machine was at hand to measure on.
+AVX-512 CPU models. It was written when no AVX-512 machine was at hand;
+`cargo bench --bench multi` on one measures the same (its raw-kernel table).
 
 Reads the disassembly ci/avx512-emu/build.sh writes (target/avx512-emu/
 guest.dis), finds the block loops in md5::multi::avx512::compress (the

@@ -3,13 +3,16 @@
 emulator and checks every digest against Python's hashlib.
 
 The blob (target/avx512-emu/guest.bin, from ci/avx512-emu/build.sh) holds the
-public md5::multi API behind three C-ABI entry points (guest/lib.rs). The
+public md5::multi API behind C-ABI entry points (guest/lib.rs). The
 emulated CPU (bochscpu-python's Cannon Lake model: AVX-512 F, CD, BW, DQ, VL,
 IFMA, VBMI) runs all of it: CPUID and XCR0 through cpufeatures, the
 scheduler, padding, Lanes and the kernels. Checks:
 
-  detect    md5::multi::backend() in the guest says "avx512" with 64 lanes; with
-            XCR0 lacking the AVX-512 state it says "avx2" (cpufeatures reads XCR0)
+  detect    md5::multi::backend() in the guest says "avx512" with 32 lanes (two
+            groups: the emulated CPU is an Intel), 64 once told to run four
+            groups as on AMD Zen 5; with XCR0 lacking the AVX-512 state it says
+            "avx2" (cpufeatures reads XCR0). The checks below run four groups
+            (so every group count occurs), the digest suites two as well
   suites    digest_many_into against hashlib: every length 0..=200 (forwards and
             backwards), each padding edge alone in every lane, every count
             0..=130 with random lengths (so every group count and lane occupancy
@@ -221,6 +224,9 @@ class Md5Multi:
         lanes = self.g.call(self.syms["guest_backend"], name, xcr0=xcr0)
         return self.g.get(name, 16).rstrip(b"\0").decode(), lanes
 
+    def set_groups(self, groups):
+        self.g.call(self.syms["guest_set_avx512_groups"], groups)
+
     def digest_many(self, msgs, trace=None):
         self.g.brk = DATA
         table = self._msgs(msgs)
@@ -334,6 +340,7 @@ def main():
     guest = Guest(blob)
     mm = Md5Multi(guest, syms)
     if ns.equal_lengths:
+        mm.set_groups(4)
         b, _ = mm.backend()
         total, bad, err = run_suites(mm, equal_lengths(random.Random(1)))
         print(b, bad, total if err is None else 0)
@@ -341,7 +348,11 @@ def main():
 
     print("== detect: md5::multi::backend() in the guest")
     b, n = mm.backend()
-    check((b, n) == ("avx512", 64), f"with XCR0 = {XCR0_AVX512:#x}: backend {b!r}, {n} lanes")
+    check((b, n) == ("avx512", 32), f"with XCR0 = {XCR0_AVX512:#x}: backend {b!r}, {n} lanes "
+          "(two groups: the CPU is an Intel)")
+    mm.set_groups(4)
+    b, n = mm.backend()
+    check((b, n) == ("avx512", 64), f"told to run four groups: backend {b!r}, {n} lanes")
     guest.load(blob)  # cpufeatures caches its answer in the blob's data
     b, n = mm.backend(xcr0=XCR0_AVX)
     check(b == "avx2", f"with XCR0 = {XCR0_AVX:#x} (no AVX-512 state): backend {b!r}, {n} lanes")
@@ -350,12 +361,15 @@ def main():
     print("== suites: md5::multi::digest_many_into against hashlib")
     rng = random.Random(0x6D35_6176_7835)
     suites = suite_inputs(rng)
-    t0 = time.perf_counter()
-    total, bad, err = run_suites(mm, suites)
-    check(err is None, f"every call returned ({err or 'no exception, no panic'})")
-    check(total > 0 and bad == 0,
-          f"{total - bad} of {total} digests equal hashlib's, in {len(suites)} calls "
-          f"({time.perf_counter() - t0:.1f} s)")
+    for groups in (2, 4):
+        mm.set_groups(groups)
+        t0 = time.perf_counter()
+        total, bad, err = run_suites(mm, suites)
+        check(err is None, f"{16 * groups} lanes: every call returned "
+              f"({err or 'no exception, no panic'})")
+        check(total > 0 and bad == 0,
+              f"{16 * groups} lanes: {total - bad} of {total} digests equal hashlib's, "
+              f"in {len(suites)} calls ({time.perf_counter() - t0:.1f} s)")
 
     print("== suites: md5::multi::Lanes with random chunking against hashlib")
     t0 = time.perf_counter()

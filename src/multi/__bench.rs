@@ -11,13 +11,33 @@ pub fn kernels() -> impl Iterator<Item = &'static str> {
         .map(Kernel::name)
 }
 
-/// The lane count of kernel `name`.
+/// The lane count of kernel `name` on this CPU, as the scheduler runs it.
 pub fn lanes(name: &str) -> usize {
     kernel(name).lanes()
 }
 
+/// The most lanes kernel `name` is built for: [`lanes`], or more where the
+/// CPU runs fewer groups (AVX-512 off Zen 5). [`compress_lanes`] runs them
+/// all.
+pub fn max_lanes(name: &str) -> usize {
+    kernel(name).max_lanes()
+}
+
 fn kernel(name: &str) -> Kernel {
     Kernel::by_name(name).unwrap_or_else(|| panic!("no multi kernel {name:?} on this CPU"))
+}
+
+/// Makes the AVX-512 kernel run `groups` (1 to 4) interleaved groups at
+/// full width in this process, whatever the CPU would get: for checking
+/// every width on one machine (`ci/avx512-emu`). A scheduler already
+/// running keeps its width.
+///
+/// # Panics
+///
+/// If `groups` is not 1 to 4.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub fn set_avx512_groups(groups: usize) {
+    super::kernel::set_avx512_groups(groups);
 }
 
 /// [`super::digest_many_into`] with kernel `name`.
@@ -46,16 +66,17 @@ fn lane_ptrs(data: &[u8], lanes: usize, blocks: usize) -> Ptrs {
     ptrs
 }
 
-/// The lanes of one interleaved group of kernel `name`; its full width is
-/// [`lanes`], a multiple of this.
+/// The lanes of one interleaved group of kernel `name`; [`lanes`] and
+/// [`max_lanes`] are multiples of this.
 pub fn group_lanes(name: &str) -> usize {
     kernel(name).group_lanes()
 }
 
-/// One raw kernel call over `blocks` blocks in each lane, lane `i`
-/// reading `data[i * blocks * 64..]`; returns a word of the state.
+/// One raw kernel call over `blocks` blocks in each of the [`max_lanes`]
+/// lanes, lane `i` reading `data[i * blocks * 64..]`; returns a word of the
+/// state.
 pub fn compress(name: &str, data: &[u8], blocks: usize) -> u32 {
-    compress_lanes(name, data, blocks, lanes(name))
+    compress_lanes(name, data, blocks, max_lanes(name))
 }
 
 /// [`compress`] with only lanes `0..used` busy, so the kernel runs the
@@ -63,17 +84,17 @@ pub fn compress(name: &str, data: &[u8], blocks: usize) -> u32 {
 ///
 /// # Panics
 ///
-/// If `used` is 0 or above [`lanes`], or as [`compress`].
+/// If `used` is 0 or above [`max_lanes`], or as [`compress`].
 pub fn compress_lanes(name: &str, data: &[u8], blocks: usize, used: usize) -> u32 {
     let k = kernel(name);
     assert!(
-        (1..=k.lanes()).contains(&used),
+        (1..=k.max_lanes()).contains(&used),
         "md5::multi::__bench: {used} busy lanes of {}",
-        k.lanes()
+        k.max_lanes()
     );
-    let ptrs = lane_ptrs(data, k.lanes(), blocks);
+    let ptrs = lane_ptrs(data, k.max_lanes(), blocks);
     let mut st = Soa::new();
-    // SAFETY: `k` is available and `1 <= used <= k.lanes()`; `lane_ptrs`
+    // SAFETY: `k` is available and `1 <= used <= k.max_lanes()`; `lane_ptrs`
     // checked that each of the kernel's lanes has `blocks * 64` bytes.
     unsafe { k.compress(&mut st, &ptrs, blocks, used, None) };
     st.s[0][0]
@@ -83,7 +104,7 @@ pub fn compress_lanes(name: &str, data: &[u8], blocks: usize, used: usize) -> u3
 /// portable kernel.
 pub fn transpose(name: &str, data: &[u8], blocks: usize) -> Option<u32> {
     let k = kernel(name);
-    let ptrs = lane_ptrs(data, k.lanes(), blocks);
+    let ptrs = lane_ptrs(data, k.max_lanes(), blocks);
     // SAFETY: as in `compress`.
     unsafe { k.transpose_only(&ptrs, blocks) }
 }

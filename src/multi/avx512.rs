@@ -9,13 +9,14 @@
 //! load per lane and block and transposed with `vpunpck*` and `vshufi32x4`
 //! (64 shuffles for 16 lanes); no gathers.
 //!
-//! It runs up to four groups (64 lanes). A step takes 4 cycles where vector
-//! latency is 1 cycle (Intel, Zen 4), where two groups already keep two
-//! 512-bit pipes busy; on Zen 5, with 2-cycle latency (8 cycles a step) and
-//! four pipes, it takes four or five. The 32 `zmm` registers hold four
-//! groups' state and temporaries, the message words being read from the
-//! stack as memory operands. No AVX-512 machine was at hand to measure the
-//! choice: `ci/avx512-emu/mca.py` gives llvm-mca's static estimate.
+//! It is built for up to four groups (64 lanes) and runs two or four at
+//! full width, by CPU (`kernel.rs`). A step takes 4 cycles where vector
+//! latency is 1 cycle (Intel, Zen 4), where two groups keep the two 512-bit
+//! pipes busy: measured on an Intel Xeon, two are the fastest per lane. On
+//! Zen 5, with 2-cycle latency (8 cycles a step) and four pipes, it takes
+//! four or five. The 32 `zmm` registers hold four groups' state and
+//! temporaries, the message words being read from the stack as memory
+//! operands.
 
 use super::lane_vector::{self, LaneVector};
 use core::arch::x86_64::*;

@@ -2,6 +2,8 @@
 //! CPU supports, and how many interleaved groups each runs.
 
 use super::{portable, Ptrs, Soa};
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 use super::{avx2, avx512, sse2};
@@ -162,29 +164,32 @@ impl Kernel {
         }
     }
 
-    /// Lanes of one group (the vector width in 32-bit lanes) and the
-    /// interleaved groups at full width, from `benches/multi.rs` on AMD Zen
-    /// 3 (1-cycle vector latency, four vector ALUs, 16 registers):
+    /// Lanes of one group (the vector width in 32-bit lanes) and the most
+    /// interleaved groups built, from `benches/multi.rs` on AMD Zen 3
+    /// (1-cycle vector latency, four vector ALUs, 16 registers):
     ///
     /// * AVX2, three: raw ns per lane-block 14.9, 8.9, 8.4 and 12.4 for
     ///   one to four groups. Three groups spill some state to the stack
     ///   but keep the four ALUs busier than two, whose step chains leave
     ///   them idle; four spill too much. A 2-cycle-latency core (Zen 5)
-    ///   gains more from the third.
-    /// * SSE2 and NEON, two. SSE2's third group (the same twelve state
-    ///   registers as AVX2's three) measured within this shared machine's
-    ///   noise of two (19.1-28.8 against 20.5-23.6 ns per lane-block in
-    ///   one busy hour), so it stays at two; NEON, with 32 registers, has
-    ///   had no hardware to measure on.
-    /// * AVX-512, up to four groups of 16, by reasoning and llvm-mca, not
-    ///   measurement (no AVX-512 machine was at hand; see `avx512.rs`).
+    ///   gains more from the third. On an Intel Xeon (family 6 model 207,
+    ///   three vector ALUs) three win too: 16.2, 10.5 and 9.9.
+    /// * SSE2, three (the same twelve state registers as AVX2's three): on
+    ///   the Intel Xeon, 32.4, 21.4 and 19.5 ns per lane-block for one to
+    ///   three groups, and 4-10% more throughput than two on every batch
+    ///   of 12 or more messages; on Zen 3, within that shared machine's
+    ///   noise of two (19.1-28.8 against 20.5-23.6 in one busy hour).
+    /// * NEON, two; with 32 registers it may take more, but it has had no
+    ///   hardware to measure on.
+    /// * AVX-512, four, of which a CPU runs two or four at full width (see
+    ///   [`avx512_groups`]).
     ///
     /// Fewer busy lanes run fewer groups (see [`Kernel::compress`]).
     const fn shape(self) -> (usize, usize) {
         match self {
             Kernel::Portable => (1, 1),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-            Kernel::Sse2 => (4, 2),
+            Kernel::Sse2 => (4, 3),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Avx2 => (8, 3),
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -205,14 +210,29 @@ impl Kernel {
         self.shape().0
     }
 
-    /// Interleaved groups at full width.
-    pub(crate) const fn groups(self) -> usize {
+    /// Interleaved groups at full width on this CPU.
+    pub(crate) fn groups(self) -> usize {
+        match self {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            Kernel::Avx512 => avx512_groups(),
+            _ => self.max_groups(),
+        }
+    }
+
+    /// The most interleaved groups the kernel is built for.
+    pub(crate) const fn max_groups(self) -> usize {
         self.shape().1
     }
 
-    /// How many messages one call of [`Kernel::compress`] advances.
-    pub(crate) const fn lanes(self) -> usize {
+    /// How many messages the scheduler hashes side by side on this CPU.
+    pub(crate) fn lanes(self) -> usize {
         self.group_lanes() * self.groups()
+    }
+
+    /// The most lanes one call of [`Kernel::compress`] can run: `lanes`,
+    /// or more where the CPU runs fewer groups than are built.
+    pub(crate) const fn max_lanes(self) -> usize {
+        self.group_lanes() * self.max_groups()
     }
 
     /// Compresses `blocks` consecutive 64-byte blocks starting at `ptrs[i]`
@@ -224,21 +244,10 @@ impl Kernel {
     /// # Safety
     ///
     /// `self` came from [`Kernel::detect`] or [`Kernel::available`] (so the
-    /// CPU has the features the kernel needs), `1 <= used <= self.lanes()`,
-    /// and for each `i < used.next_multiple_of(self.group_lanes())`,
-    /// `ptrs[i]` is valid for reads of `blocks * 64` bytes.
-    // Targets without a SIMD kernel only have the portable arm.
-    #[cfg_attr(
-        not(any(
-            all(target_arch = "x86_64", target_feature = "sse2"),
-            all(
-                target_arch = "aarch64",
-                target_endian = "little",
-                target_feature = "neon"
-            )
-        )),
-        allow(unused_variables)
-    )]
+    /// CPU has the features the kernel needs), `1 <= used <=
+    /// self.max_lanes()`, and for each `i <
+    /// used.next_multiple_of(self.group_lanes())`, `ptrs[i]` is valid for
+    /// reads of `blocks * 64` bytes.
     #[inline]
     pub(crate) unsafe fn compress(
         self,
@@ -248,19 +257,23 @@ impl Kernel {
         used: usize,
         last: Option<&[u32; 16]>,
     ) {
-        debug_assert!(1 <= used && used <= self.lanes());
+        debug_assert!(1 <= used && used <= self.max_lanes());
         let groups = used.div_ceil(self.group_lanes());
         // SAFETY: in every arm, the caller vouches for the CPU (`self` was
         // detected, and SSE2 and NEON are baseline where built) and for the
         // pointers of the `groups * group_lanes` lanes the call reads.
         unsafe {
             match self {
-                Kernel::Portable => portable::compress(state, ptrs, blocks, last),
+                Kernel::Portable => {
+                    // The only arm on targets without a SIMD kernel.
+                    let _ = groups;
+                    portable::compress(state, ptrs, blocks, last)
+                }
                 #[cfg(test)]
                 Kernel::SoftWide(_) => soft_wide(state, ptrs, blocks, used, last),
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 Kernel::Sse2 => {
-                    with_groups!(sse2::compress, groups, [1; 2], (state, ptrs, blocks, last))
+                    with_groups!(sse2::compress, groups, [1, 2; 3], (state, ptrs, blocks, last))
                 }
                 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
                 Kernel::Avx2 => {
@@ -291,28 +304,21 @@ impl Kernel {
     ///
     /// # Safety
     ///
-    /// As for [`Kernel::compress`] with `used = self.lanes()`.
-    // Targets without a SIMD kernel only have the portable arm.
-    #[cfg_attr(
-        not(any(
-            all(target_arch = "x86_64", target_feature = "sse2"),
-            all(
-                target_arch = "aarch64",
-                target_endian = "little",
-                target_feature = "neon"
-            )
-        )),
-        allow(unused_variables)
-    )]
+    /// As for [`Kernel::compress`] with `used = self.max_lanes()`.
     pub(crate) unsafe fn transpose_only(self, ptrs: &Ptrs, blocks: usize) -> Option<u32> {
-        let groups = self.groups();
+        let groups = self.max_groups();
         match self {
-            Kernel::Portable => None,
+            Kernel::Portable => {
+                // The only arm on targets without a SIMD kernel.
+                let _ = (groups, ptrs, blocks);
+                None
+            }
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
             Kernel::Sse2 => {
                 // SAFETY: as in `Kernel::compress`.
-                let x =
-                    unsafe { with_groups!(sse2::transpose_only, groups, [1; 2], (ptrs, blocks)) };
+                let x = unsafe {
+                    with_groups!(sse2::transpose_only, groups, [1, 2; 3], (ptrs, blocks))
+                };
                 Some(x)
             }
             #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -346,6 +352,70 @@ impl Kernel {
             }
         }
     }
+}
+
+/// AVX-512's interleaved groups at full width on this CPU: two, or four on
+/// AMD Zen 5 and later.
+///
+/// Where vector integer ops take one cycle (Intel, AMD Zen 4), a step's
+/// chain (logic, add, rotate, add) is about 4 cycles, and two groups fill
+/// the two 512-bit pipes; more only spill. Measured on an Intel Xeon
+/// (family 6 model 207) with `benches/multi.rs`: raw ns per lane-block 6.95,
+/// 5.51, 5.81 and 6.03 for one to four groups, and two groups 11-13% ahead
+/// of four on 64 x 64 KiB and the mixed batches. Zen 5 (family 0x1A) takes
+/// two cycles an op and has four pipes, so it needs about twice the steps in
+/// flight: four groups, by that reasoning, not yet measured.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn avx512_groups() -> usize {
+    match AVX512_GROUPS.load(Relaxed) {
+        0 => {
+            let groups = if zen5_or_later() { 4 } else { 2 };
+            AVX512_GROUPS.store(groups, Relaxed);
+            groups
+        }
+        groups => groups,
+    }
+}
+
+/// [`avx512_groups`]'s answer; 0 until the first call reads CPUID.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+static AVX512_GROUPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Makes [`avx512_groups`] answer `groups` (1 to 4) from now on, whatever
+/// the CPU: so that one machine can run the scheduler at every AVX-512
+/// width (see `__bench::set_avx512_groups`).
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+pub(crate) fn set_avx512_groups(groups: usize) {
+    assert!(
+        (1..=Kernel::Avx512.max_groups()).contains(&groups),
+        "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {}",
+        Kernel::Avx512.max_groups()
+    );
+    AVX512_GROUPS.store(groups, Relaxed);
+}
+
+/// Whether the CPU is an AMD of family 0x1A (Zen 5) or later. Miri, which
+/// cannot execute CPUID, gets the widest kernel.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+fn zen5_or_later() -> bool {
+    if cfg!(miri) {
+        return true;
+    }
+    use core::arch::x86_64::__cpuid;
+    // SAFETY: every x86_64 CPU has CPUID and its leaves 0 and 1. (Safe to
+    // call on newer compilers, `unsafe` on the MSRV.)
+    #[allow(unused_unsafe)]
+    let (vendor, eax) = unsafe { (__cpuid(0), __cpuid(1).eax) };
+    let amd = [vendor.ebx, vendor.edx, vendor.ecx]
+        == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes);
+    // The family as CPUID leaf 1 spells it: base, plus extended past 0xF.
+    let base = (eax >> 8) & 0xf;
+    let family = if base == 0xf {
+        base + ((eax >> 20) & 0xff)
+    } else {
+        base
+    };
+    amd && family >= 0x1a
 }
 
 /// [`Kernel::SoftWide`]'s compression: each lane of the groups of 16 that

@@ -27,16 +27,18 @@
 //! # }
 //! ```
 //!
-//! The kernel is chosen at run time: on `x86_64`, AVX-512 (64 lanes, up to
-//! four interleaved groups of 16) when the CPU has AVX-512F and VL, else AVX2
-//! (24 lanes, three interleaved groups of 8) when it has that, else SSE2 (8
-//! lanes, two groups of 4); NEON (8 lanes, two groups of 4) on little-endian `aarch64`; and
-//! elsewhere a portable fallback that runs the single-stream backend once per
-//! message. Interleaved groups hide the latency of MD5's step chain; when
-//! fewer lanes have work, the kernel runs fewer groups. The `force-soft` feature and `--cfg md5_backend="soft"` select
-//! the portable fallback here too, so that such a build runs no SIMD code.
-//! The SSE2 and NEON kernels are built only where the target enables those
-//! features, so targets without SIMD registers (`x86_64-unknown-none`,
+//! The kernel is chosen at run time: on `x86_64`, AVX-512 when the CPU has
+//! AVX-512F and VL (32 lanes, two interleaved groups of 16; 64 lanes, four
+//! groups, on AMD Zen 5, whose longer vector latency needs more in flight),
+//! else AVX2 (24 lanes, three groups of 8) when it has that, else SSE2 (12
+//! lanes, three groups of 4); NEON (8 lanes, two groups of 4) on
+//! little-endian `aarch64`; and elsewhere a portable fallback that runs the
+//! single-stream backend once per message. Interleaved groups hide the
+//! latency of MD5's step chain; when fewer lanes have work, the kernel runs
+//! fewer groups. The `force-soft` feature and `--cfg md5_backend="soft"`
+//! select the portable fallback here too, so that such a build runs no SIMD
+//! code. The SSE2 and NEON kernels are built only where the target enables
+//! those features, so targets without SIMD registers (`x86_64-unknown-none`,
 //! `aarch64-unknown-none-softfloat`) get the portable fallback.
 //!
 //! # Layout
@@ -51,7 +53,8 @@
 //! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
 //!   ISA, with its own tricks, and its `#[target_feature]` entry points;
 //!   `portable.rs`: the fallback;
-//! * `__bench.rs`: hidden hooks for `benches/multi.rs`; `tests.rs`.
+//! * `__bench.rs`: hidden hooks for `benches/multi.rs` and `ci/avx512-emu`;
+//!   `tests.rs`.
 
 cfg_if::cfg_if! {
     // The SIMD kernels: the lane-vector trait and the body over it, built
@@ -124,6 +127,38 @@ impl Soa {
         ]
     }
 
+    /// The digests of lanes `lane..lane + 4`: a 4 × 4 transposition.
+    #[inline]
+    fn digests4(&self, lane: usize) -> [[u8; 16]; 4] {
+        let rows = [0, 1, 2, 3].map(|r| &self.s[r][lane..lane + 4]);
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            use core::arch::x86_64::*;
+            // SAFETY: SSE2 is enabled (cfg); each row has 4 words from
+            // `lane` (sliced above), read unaligned; `__m128i` and `[u8;
+            // 16]` have the same size, and every bit pattern is valid for
+            // both.
+            unsafe {
+                let [a, b, c, d] = rows.map(|r| _mm_loadu_si128(r.as_ptr().cast()));
+                let ab_lo = _mm_unpacklo_epi32(a, b);
+                let ab_hi = _mm_unpackhi_epi32(a, b);
+                let cd_lo = _mm_unpacklo_epi32(c, d);
+                let cd_hi = _mm_unpackhi_epi32(c, d);
+                [
+                    _mm_unpacklo_epi64(ab_lo, cd_lo),
+                    _mm_unpackhi_epi64(ab_lo, cd_lo),
+                    _mm_unpacklo_epi64(ab_hi, cd_hi),
+                    _mm_unpackhi_epi64(ab_hi, cd_hi),
+                ]
+                .map(|v| core::mem::transmute::<__m128i, [u8; 16]>(v))
+            }
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            [0, 1, 2, 3].map(|i| scheduler::to_bytes(rows.map(|r| r[i])))
+        }
+    }
+
     fn set(&mut self, lane: usize, v: [u32; 4]) {
         for (row, x) in self.s.iter_mut().zip(v) {
             row[lane] = x;
@@ -150,8 +185,9 @@ pub fn backend() -> &'static str {
     kernel().name()
 }
 
-/// How many messages the kernel of [`backend`] hashes side by side: 64 for
-/// AVX-512, 16 for AVX2, 8 for SSE2 and NEON, 1 for the portable fallback.
+/// How many messages the kernel of [`backend`] hashes side by side: 32 for
+/// AVX-512 (64 on AMD Zen 5), 24 for AVX2, 12 for SSE2, 8 for NEON, 1 for the
+/// portable fallback.
 ///
 /// A batch for [`digest_many`], or a [`Lanes`], of at least this many
 /// messages keeps every lane busy.

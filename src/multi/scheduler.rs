@@ -64,8 +64,10 @@ pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
         // with no bookkeeping; else they start in the lanes as below.
         if sched.busy() == 0 {
             if let Some(msgs) = queue.take_set() {
+                // Longest first: the first and last lengths are equal only
+                // if all are.
                 let len = msgs[0].1.len();
-                if len >= 64 && len.is_multiple_of(64) && msgs.iter().all(|m| m.1.len() == len) {
+                if len >= 64 && len.is_multiple_of(64) && msgs[msgs.len() - 1].1.len() == len {
                     sched.run_equal(msgs, out);
                 } else {
                     for (lane, &(index, m)) in msgs.iter().enumerate() {
@@ -144,38 +146,50 @@ impl<'a, T: AsRef<[u8]>> Queue<'a, T> {
         self.end -= self.head;
         self.head = 0;
         let more = (WINDOW - self.end).min(self.inputs.len() - self.taken);
-        for (i, slot) in self.window[self.end..self.end + more]
+        let new = &self.inputs[self.taken..self.taken + more];
+        // What is left is sorted already: only the new messages are checked.
+        let mut prev = match self.end {
+            0 => usize::MAX,
+            end => self.window[end - 1].1.len(),
+        };
+        let mut sorted = true;
+        for ((slot, input), index) in self.window[self.end..self.end + more]
             .iter_mut()
-            .enumerate()
+            .zip(new)
+            .zip(self.taken..)
         {
-            let index = self.taken + i;
-            *slot = (index, self.inputs[index].as_ref());
+            let m = input.as_ref();
+            sorted &= m.len() <= prev;
+            prev = m.len();
+            *slot = (index, m);
         }
         self.taken += more;
         self.end += more;
-        let window = &mut self.window[..self.end];
-        if window.windows(2).any(|p| p[0].1.len() < p[1].1.len()) {
-            window.sort_unstable_by_key(|&(_, m)| core::cmp::Reverse(m.len()));
+        if !sorted {
+            self.window[..self.end].sort_unstable_by_key(|&(_, m)| core::cmp::Reverse(m.len()));
         }
     }
 
+    /// Whether every message has started: none in the window, and none
+    /// left in the inputs. (A set taken to the window's end leaves it
+    /// empty with inputs to come.)
     fn is_empty(&self) -> bool {
-        self.head == self.end
+        self.head == self.end && self.taken == self.inputs.len()
     }
 
     fn next(&mut self) -> Option<(usize, &'a [u8])> {
-        if self.is_empty() {
-            return None;
+        if self.head == self.end {
+            if self.taken == self.inputs.len() {
+                return None;
+            }
+            self.refill();
         }
         let item = self.window[self.head];
         self.head += 1;
-        if self.is_empty() && self.taken < self.inputs.len() {
-            self.refill();
-        }
         Some(item)
     }
 
-    /// The next `width` messages, if there are that many.
+    /// The next `width` messages, if there are that many, longest first.
     fn take_set(&mut self) -> Option<&[(usize, &'a [u8])]> {
         if self.end - self.head < self.width && self.taken < self.inputs.len() {
             self.refill();
@@ -315,8 +329,14 @@ impl<'a> Scheduler<'a> {
             self.kernel
                 .compress(&mut self.state, &self.ptr, len / 64, msgs.len(), Some(&pad))
         };
-        for (lane, &(index, _)) in msgs.iter().enumerate() {
-            out[index] = to_bytes(self.state.get(lane));
+        // Four digests at a time: every SIMD kernel's width is a multiple
+        // of 4 (groups of 4, 8 or 16 lanes).
+        debug_assert!(msgs.len().is_multiple_of(4));
+        for (quad, msgs) in msgs.chunks_exact(4).enumerate() {
+            let digests = self.state.digests4(4 * quad);
+            for (&(index, _), d) in msgs.iter().zip(digests) {
+                out[index] = d;
+            }
         }
     }
 

@@ -46,6 +46,13 @@ pub unsafe extern "C" fn guest_backend(name: *mut u8) -> usize {
     multi::lanes()
 }
 
+/// Makes the AVX-512 kernel run `groups` interleaved groups at full width,
+/// whatever the emulated CPU would get (two: its CPUID says Intel).
+#[no_mangle]
+pub extern "C" fn guest_set_avx512_groups(groups: usize) {
+    multi::__bench::set_avx512_groups(groups);
+}
+
 /// `md5::multi::digest_many_into` over `n` messages.
 ///
 /// # Safety
