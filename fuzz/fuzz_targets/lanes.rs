@@ -5,16 +5,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use md5::multi::{__bench, Lanes};
+use md5::multi::Lanes;
 use md5::{Digest, Md5};
-use md5_fuzz::{fill, Cursor};
+use md5_fuzz::{fill, vary_avx512_width, Cursor};
 
 fuzz_target!(|data: &[u8]| {
-    // By the length, so that the bytes parse as they always have.
-    #[cfg(target_arch = "x86_64")]
-    if __bench::kernels().any(|k| k == "avx512") {
-        __bench::set_avx512_groups(1 + data.len() % 4);
-    }
+    vary_avx512_width(data);
     let mut c = Cursor::new(data);
     let count = 1 + c.u8() as usize % Lanes::MAX;
     let ops: Vec<u32> = (0..c.u8() % 32).map(|_| c.u32()).collect();

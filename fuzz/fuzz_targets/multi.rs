@@ -8,7 +8,7 @@
 use libfuzzer_sys::fuzz_target;
 use md5::multi::{__bench, digest_many_into};
 use md5::{Digest, Md5};
-use md5_fuzz::{fill, Cursor};
+use md5_fuzz::{fill, vary_avx512_width, Cursor};
 
 /// A message length from a selector byte and a value.
 fn length(sel: u8, v: u16) -> usize {
@@ -28,11 +28,7 @@ fn length(sel: u8, v: u16) -> usize {
 }
 
 fuzz_target!(|data: &[u8]| {
-    // By the length, so that the bytes parse as they always have.
-    #[cfg(target_arch = "x86_64")]
-    if __bench::kernels().any(|k| k == "avx512") {
-        __bench::set_avx512_groups(1 + data.len() % 4);
-    }
+    vary_avx512_width(data);
     let mut c = Cursor::new(data);
     let count = c.u8() as usize % 201;
     let lens: Vec<usize> = (0..count).map(|_| length(c.u8(), c.u16())).collect();

@@ -190,14 +190,23 @@ pub(super) trait X86: LaneVector {
                 // pointers.
                 *r = unsafe { Self::row(ptrs, j, off + 16 * q) };
             }
-            let (t0, t1) = (r[0].unpacklo32(r[1]), r[0].unpackhi32(r[1]));
-            let (t2, t3) = (r[2].unpacklo32(r[3]), r[2].unpackhi32(r[3]));
-            m[4 * q] = t0.unpacklo64(t2);
-            m[4 * q + 1] = t0.unpackhi64(t2);
-            m[4 * q + 2] = t1.unpacklo64(t3);
-            m[4 * q + 3] = t1.unpackhi64(t3);
+            m[4 * q..4 * q + 4].copy_from_slice(&Self::transpose4(r));
         }
         m
+    }
+
+    /// Within each 128-bit half, the 4 × 4 transpose of the words of `r`:
+    /// word `i` of result `j` is word `j` of `r[i]`.
+    #[inline(always)]
+    fn transpose4(r: [Self; 4]) -> [Self; 4] {
+        let (t0, t1) = (r[0].unpacklo32(r[1]), r[0].unpackhi32(r[1]));
+        let (t2, t3) = (r[2].unpacklo32(r[3]), r[2].unpackhi32(r[3]));
+        [
+            t0.unpacklo64(t2),
+            t0.unpackhi64(t2),
+            t1.unpacklo64(t3),
+            t1.unpackhi64(t3),
+        ]
     }
 
     /// [`LaneVector::rotl`] as two shifts and an `|`.

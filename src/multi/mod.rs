@@ -127,36 +127,26 @@ impl Soa {
         ]
     }
 
-    /// The digests of lanes `lane..lane + 4`: a 4 × 4 transposition.
+    /// The digests of lanes `lane..lane + 4`: a 4 × 4 transposition, with
+    /// SSE2 where it is baseline.
     #[inline]
     fn digests4(&self, lane: usize) -> [[u8; 16]; 4] {
         let rows = [0, 1, 2, 3].map(|r| &self.s[r][lane..lane + 4]);
         #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        {
-            use core::arch::x86_64::*;
-            // SAFETY: SSE2 is enabled (cfg); each row has 4 words from
-            // `lane` (sliced above), read unaligned; `__m128i` and `[u8;
-            // 16]` have the same size, and every bit pattern is valid for
-            // both.
-            unsafe {
-                let [a, b, c, d] = rows.map(|r| _mm_loadu_si128(r.as_ptr().cast()));
-                let ab_lo = _mm_unpacklo_epi32(a, b);
-                let ab_hi = _mm_unpackhi_epi32(a, b);
-                let cd_lo = _mm_unpacklo_epi32(c, d);
-                let cd_hi = _mm_unpackhi_epi32(c, d);
-                [
-                    _mm_unpacklo_epi64(ab_lo, cd_lo),
-                    _mm_unpackhi_epi64(ab_lo, cd_lo),
-                    _mm_unpacklo_epi64(ab_hi, cd_hi),
-                    _mm_unpackhi_epi64(ab_hi, cd_hi),
-                ]
-                .map(|v| core::mem::transmute::<__m128i, [u8; 16]>(v))
-            }
-        }
+        let rows = {
+            use lane_vector::{LaneVector, X86};
+            // SAFETY: SSE2 is enabled (cfg); each row has the 4 words
+            // `load` reads (sliced above).
+            let v = rows.map(|r| unsafe { sse2::V4::load(r.as_ptr()) });
+            sse2::V4::transpose4(v).map(|v| {
+                let mut w = [0; 4];
+                v.store(&mut w);
+                w
+            })
+        };
         #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-        {
-            [0, 1, 2, 3].map(|i| scheduler::to_bytes(rows.map(|r| r[i])))
-        }
+        let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
+        rows.map(scheduler::to_bytes)
     }
 
     fn set(&mut self, lane: usize, v: [u32; 4]) {
