@@ -8,6 +8,10 @@ use digest::{
 use hex_literal::hex;
 use md5::{block_api::Md5Core, Digest, Md5};
 
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
 // `data/md5_kat.blb`: the RFC 1321 suite, then lengths 0..=130 and a few
 // longer ones, written by `data/gen_vectors.py` at the repository root from
 // digests that Python's hashlib computed.
@@ -55,27 +59,6 @@ fn rand_16mib() {
     let mut h = Md5::new();
     feed_rand_16mib(&mut h);
     assert_eq!(h.finalize(), hex!("61aec26f1b909578ef638ae02dac0977"));
-}
-
-/// SplitMix64: a seeded generator, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn bytes(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next() as u8).collect()
-    }
 }
 
 /// Random messages split into random `update` calls, against md-5 0.11.0.
