@@ -67,8 +67,8 @@ pub struct Context(state::State);
 
 impl Context {
     /// Create a context for computing a digest.
-    // md5 0.7 has no `Default` for `Context`, nor does that package;
-    // 0.8's is in its `release.rs`.
+    // md5 0.7 has no `Default` for `Context`, so that package has none
+    // either; md5 0.8's is in its `release.rs`.
     #[allow(clippy::new_without_default)]
     #[inline]
     pub fn new() -> Context {
