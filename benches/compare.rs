@@ -14,16 +14,26 @@
 #[path = "../tests/common/cpu.rs"]
 mod cpu;
 
+// `md5::Md5Core` over the soft backend, for the soft contender: the
+// library's own `src/block_api.rs` (and the `md5_core.rs` it declares),
+// compiled here, where the `crate::compress::compress` and
+// `crate::consts::STATE_INIT` that `Md5Core` calls are these.
+#[cfg(target_arch = "x86_64")]
+#[path = "../src/block_api.rs"]
+mod soft_core;
+#[cfg(target_arch = "x86_64")]
+mod compress {
+    pub(crate) use md5::__soft_compress as compress;
+}
+#[cfg(target_arch = "x86_64")]
+#[path = "../src/consts.rs"]
+mod consts;
+
 #[cfg(target_arch = "x86_64")]
 mod x86_64 {
     use super::cpu::cpu_name;
     use core::ffi::{c_int, c_void};
-    use digest::core_api::{
-        Block, BlockSizeUser, Buffer, BufferKindUser, CoreWrapper, FixedOutputCore, OutputSizeUser,
-        UpdateCore,
-    };
-    use digest::typenum::{U16, U64};
-    use digest::{HashMarker, Output};
+    use digest::core_api::CoreWrapper;
     use md5::Digest;
     use std::hint::black_box;
     use std::time::Instant;
@@ -40,65 +50,8 @@ mod x86_64 {
         fn MD5(d: *const u8, n: usize, md: *mut u8) -> *mut u8;
     }
 
-    /// `md5::Md5Core` with the soft backend, the same code around it.
-    #[derive(Clone)]
-    struct SoftCore {
-        block_len: u64,
-        state: [u32; 4],
-    }
-
-    impl Default for SoftCore {
-        fn default() -> Self {
-            let state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-            Self {
-                block_len: 0,
-                state,
-            }
-        }
-    }
-
-    impl HashMarker for SoftCore {}
-    impl BlockSizeUser for SoftCore {
-        type BlockSize = U64;
-    }
-    impl BufferKindUser for SoftCore {
-        type BufferKind = digest::block_buffer::Eager;
-    }
-    impl OutputSizeUser for SoftCore {
-        type OutputSize = U16;
-    }
-
-    fn as_blocks(blocks: &[Block<SoftCore>]) -> &[[u8; 64]] {
-        // SAFETY: `GenericArray<u8, U64>` has the layout of `[u8; 64]`
-        // (`repr(transparent)` over nested `repr(C)` structs of `u8` fields,
-        // no padding; see `convert` in src/lib.rs), so the pointer and
-        // length describe the same initialised bytes.
-        unsafe { core::slice::from_raw_parts(blocks.as_ptr().cast(), blocks.len()) }
-    }
-
-    impl UpdateCore for SoftCore {
-        #[inline]
-        fn update_blocks(&mut self, blocks: &[Block<Self>]) {
-            self.block_len = self.block_len.wrapping_add(blocks.len() as u64);
-            md5::__soft_compress(&mut self.state, as_blocks(blocks));
-        }
-    }
-
-    impl FixedOutputCore for SoftCore {
-        #[inline]
-        fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
-            let bit_len = (self.block_len * 64 + buffer.get_pos() as u64) * 8;
-            let mut s = self.state;
-            buffer.len64_padding_le(bit_len, |b| {
-                md5::__soft_compress(&mut s, as_blocks(core::slice::from_ref(b)));
-            });
-            for (chunk, v) in out.chunks_exact_mut(4).zip(s.iter()) {
-                chunk.copy_from_slice(&v.to_le_bytes());
-            }
-        }
-    }
-
-    type SoftMd5 = CoreWrapper<SoftCore>;
+    /// `md5::Md5`, its core compiled here over the soft backend.
+    type SoftMd5 = CoreWrapper<super::soft_core::Md5Core>;
 
     /// A hasher under test.
     trait Hasher {

@@ -37,30 +37,31 @@ pub(crate) const fn backend() -> &'static str {
     BACKEND
 }
 
+// The tests' seeded generator; each package under compat/ that compiles this
+// file has a link to it at tests/common/rng.rs. src/multi/tests.rs loads the
+// same file as a module of its own, hence the allow.
+#[cfg(test)]
+#[path = "../tests/common/rng.rs"]
+#[allow(clippy::duplicate_mod)]
+mod test_rng;
+
 /// Checks a backend's `compress` against [`soft::compress`] on seeded random
 /// input: no blocks, one block, many blocks, and a run of single blocks
 /// threaded through the same state. Each backend's own test calls this.
 #[cfg(test)]
 pub(crate) fn check_against_soft(backend: fn(&mut [u32; 4], &[[u8; 64]])) {
-    let mut seed = 0x0123_4567_89ab_cdef_u64;
-    let mut next = move || {
-        // xorshift64*
-        seed ^= seed >> 12;
-        seed ^= seed << 25;
-        seed ^= seed >> 27;
-        seed.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    };
+    let mut rng = test_rng::Rng(0x0123_4567_89ab_cdef);
     let mut blocks = [[0u8; 64]; 37];
     for block in blocks.iter_mut() {
         for byte in block.iter_mut() {
-            *byte = next() as u8;
+            *byte = rng.next() as u8;
         }
     }
     // Edge patterns: all zero and all ones.
     blocks[1] = [0; 64];
     blocks[2] = [0xff; 64];
     for n in 0..=blocks.len() {
-        let init = [next() as u32, next() as u32, next() as u32, next() as u32];
+        let init = [0; 4].map(|_: u32| rng.next() as u32);
         let (mut want, mut got) = (init, init);
         soft::compress(&mut want, &blocks[..n]);
         backend(&mut got, &blocks[..n]);

@@ -16,6 +16,12 @@ fn vectors() -> impl Iterator<Item = (&'static [u8], &'static [u8])> {
         })
 }
 
+#[path = "common/backend.rs"]
+mod backend;
+#[path = "common/differential.rs"]
+mod differential;
+#[path = "common/rfc_cases.rs"]
+mod rfc_cases;
 #[path = "common/rng.rs"]
 mod rng;
 use rng::Rng;
@@ -35,25 +41,7 @@ fn known_answers() {
 
 #[test]
 fn rfc1321_suite() {
-    let cases: [(&[u8], [u8; 16]); 7] = [
-        (b"", hex!("d41d8cd98f00b204e9800998ecf8427e")),
-        (b"a", hex!("0cc175b9c0f1b6a831c399e269772661")),
-        (b"abc", hex!("900150983cd24fb0d6963f7d28e17f72")),
-        (b"message digest", hex!("f96b697d7cb7938d525a2f31aaf161d0")),
-        (
-            b"abcdefghijklmnopqrstuvwxyz",
-            hex!("c3fcd3d76192e4007dfb496cca67e13b"),
-        ),
-        (
-            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
-            hex!("d174ab98d277d9f5a5611c2c9f419d9f"),
-        ),
-        (
-            b"12345678901234567890123456789012345678901234567890123456789012345678901234567890",
-            hex!("57edf4a22be3c955ac49da2e2107b67a"),
-        ),
-    ];
-    for (input, output) in cases {
+    for (input, output) in rfc_cases::RFC1321 {
         assert_eq!(Md5::digest(input)[..], output, "{input:?}");
     }
 }
@@ -68,46 +56,13 @@ fn rand_16mib() {
 /// Random messages split into random `update` calls, against md-5 0.10.6.
 #[test]
 fn matches_upstream_in_random_pieces() {
-    let mut rng = Rng(0x5eed_0001);
-    let mut ours = Md5::new();
-    let mut theirs = upstream::Md5::new();
-    for _ in 0..600 {
-        let len = rng.below(4097);
-        let msg = rng.bytes(len);
-        let mut rest = &msg[..];
-        while !rest.is_empty() {
-            let cut = rng.below(rest.len() + 1).max(1);
-            let (piece, tail) = rest.split_at(cut);
-            ours.update(piece);
-            theirs.update(piece);
-            rest = tail;
-        }
-        // Clone mid-stream: the copy and the original finish alike.
-        if rng.below(4) == 0 {
-            let copy = ours.clone();
-            assert_eq!(copy.finalize()[..], theirs.clone().finalize()[..]);
-        }
-        // finalize_reset leaves a fresh hasher for the next message.
-        assert_eq!(
-            ours.finalize_reset()[..],
-            theirs.finalize_reset()[..],
-            "{} bytes",
-            msg.len()
-        );
-        assert_eq!(Md5::digest(&msg)[..], upstream::Md5::digest(&msg)[..]);
-    }
+    differential::random_pieces_match::<Md5, upstream::Md5>(&mut Rng(0x5eed_0001));
 }
 
 #[test]
 fn every_length_matches_upstream() {
     let msg = Rng(0x5eed_0002).bytes(1024);
-    for n in 0..=msg.len() {
-        assert_eq!(
-            Md5::digest(&msg[..n])[..],
-            upstream::Md5::digest(&msg[..n])[..],
-            "length {n}"
-        );
-    }
+    differential::every_length_matches::<Md5, upstream::Md5>(&msg);
 }
 
 /// The selected backend against the portable one: `const_digest` runs the
@@ -158,44 +113,7 @@ fn const_digest_at_compile_time() {
 #[test]
 fn hmac_rfc2202() {
     use hmac::{Hmac, Mac};
-    let cases: [(&[u8], &[u8], [u8; 16]); 7] = [
-        (
-            &[0x0b; 16],
-            b"Hi There",
-            hex!("9294727a3638bb1c13f48ef8158bfc9d"),
-        ),
-        (
-            b"Jefe",
-            b"what do ya want for nothing?",
-            hex!("750c783e6ab0b503eaa86e310a5db738"),
-        ),
-        (
-            &[0xaa; 16],
-            &[0xdd; 50],
-            hex!("56be34521d144c88dbb8c733f0e8b3f6"),
-        ),
-        (
-            &hex!("0102030405060708090a0b0c0d0e0f10111213141516171819"),
-            &[0xcd; 50],
-            hex!("697eaf0aca3a3aea3a75164746ffaa79"),
-        ),
-        (
-            &[0x0c; 16],
-            b"Test With Truncation",
-            hex!("56461ef2342edc00f9bab995690efd4c"),
-        ),
-        (
-            &[0xaa; 80],
-            b"Test Using Larger Than Block-Size Key - Hash Key First",
-            hex!("6b1ab7fe4bd7bf8f0b62e6ce61b9d0cd"),
-        ),
-        (
-            &[0xaa; 80],
-            b"Test Using Larger Than Block-Size Key and Larger Than One Block-Size Data",
-            hex!("6f630fad67cda0ee1fb1f562db3aa53e"),
-        ),
-    ];
-    for (key, data, tag) in cases {
+    for (key, data, tag) in rfc_cases::RFC2202_HMAC {
         let mut mac = Hmac::<Md5>::new_from_slice(key).unwrap();
         mac.update(data);
         assert_eq!(mac.finalize().into_bytes()[..], tag);
@@ -257,19 +175,7 @@ fn oid() {
 /// Equal digests cannot show which code ran: pin the backend per target and
 /// configuration, so a silent fallback to `soft` fails.
 #[test]
-#[allow(clippy::if_same_then_else)] // one arm per target; several name the same backend
 fn backend_is_the_expected_one() {
-    let expected = if cfg!(any(md5_backend = "soft", feature = "force-soft", miri)) {
-        "soft"
-    } else if cfg!(target_arch = "x86_64") {
-        "x86_64-asm"
-    } else if cfg!(all(target_arch = "aarch64", target_endian = "little")) {
-        "aarch64-asm"
-    } else if cfg!(target_arch = "loongarch64") {
-        "loongarch64-asm"
-    } else {
-        "soft"
-    };
     println!("md5::backend() = {}", md5::backend());
-    assert_eq!(md5::backend(), expected);
+    assert_eq!(md5::backend(), backend::expected());
 }

@@ -74,6 +74,11 @@ macro_rules! ldp {
 /// already in `a`. The rotate is `ror` by `32 - s`. The two adds for the next
 /// step come after the step's last read of `d`, between the dependent
 /// instructions, which an in-order core can then pair with them.
+///
+/// `loongarch64_asm.rs` has a `step!` with the same arms but other code:
+/// other mnemonics and operand syntax, F with `c ^ d` computed a step ahead
+/// here, G in another order, constants loaded in pairs here. A template for
+/// both would take each instruction as an argument and hide the asm.
 #[rustfmt::skip]
 macro_rules! step {
     // F = d ^ (b & (c ^ d)). `g` holds this step's `c ^ d`, computed a

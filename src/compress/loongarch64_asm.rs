@@ -67,6 +67,9 @@ macro_rules! next {
 /// already in `a`. The rotate is `rotri.w` by `32 - s`. The two adds for the
 /// next step come after the step's last read of `d`, between the dependent
 /// instructions.
+///
+/// `aarch64_asm.rs` has a `step!` with the same arms but other code (see
+/// there); each backend spells out its own instructions.
 #[rustfmt::skip]
 macro_rules! step {
     // F = d ^ (b & (c ^ d)); `c ^ d` does not wait for `b`.

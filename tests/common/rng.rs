@@ -1,5 +1,7 @@
 //! SplitMix64: the seeded generator every test and bench draws its input
-//! from, so a failure reproduces. Included with `#[path]` where needed.
+//! from, so a failure reproduces. Included with `#[path]` where needed, by
+//! unit tests in `src/` too; each package under `compat/` has a link to this
+//! file at its own `tests/common/rng.rs`.
 #![allow(dead_code)] // each includer uses its own subset
 
 extern crate alloc;

@@ -1,6 +1,7 @@
 //! `compute` and `Context` throughput of this package and of the crates.io
-//! release it replaces (md5 0.8.1), side by side in every group, so the ratio
-//! shows in one run:
+//! release it replaces (md5 0.7.0 or 0.8.1), side by side in every group, so
+//! the ratio shows in one run (`compat/md5-0.7/benches/md5.rs` is a link to
+//! this file):
 //!
 //! ```text
 //! cargo bench --bench md5
@@ -9,13 +10,20 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
 
+#[path = "../tests/common/release.rs"]
+mod release;
+use release::finish;
+
+/// This package, as the groups name it.
+const OURS: &str = concat!("md5-", env!("CARGO_PKG_VERSION"));
+
 fn bench(c: &mut Criterion) {
     for size in [64usize, 1024, 65536] {
         let data = vec![0x5a_u8; size];
         let mut group = c.benchmark_group(format!("compute_{size}"));
         group.throughput(Throughput::Bytes(size as u64));
-        group.bench_function("md5-0.8.2", |b| b.iter(|| md5::compute(black_box(&data))));
-        group.bench_function("upstream-0.8.1", |b| {
+        group.bench_function(OURS, |b| b.iter(|| md5::compute(black_box(&data))));
+        group.bench_function(release::UPSTREAM, |b| {
             b.iter(|| upstream::compute(black_box(&data)))
         });
         group.finish();
@@ -24,22 +32,22 @@ fn bench(c: &mut Criterion) {
     let data = vec![0x5a_u8; 65536];
     let mut group = c.benchmark_group("consume_13B_pieces");
     group.throughput(Throughput::Bytes(data.len() as u64));
-    group.bench_function("md5-0.8.2", |b| {
+    group.bench_function(OURS, |b| {
         b.iter(|| {
             let mut ctx = md5::Context::new();
             for piece in data.chunks(13) {
                 ctx.consume(black_box(piece));
             }
-            ctx.finalize()
+            finish!(ctx)
         })
     });
-    group.bench_function("upstream-0.8.1", |b| {
+    group.bench_function(release::UPSTREAM, |b| {
         b.iter(|| {
             let mut ctx = upstream::Context::new();
             for piece in data.chunks(13) {
                 ctx.consume(black_box(piece));
             }
-            ctx.finalize()
+            finish!(ctx)
         })
     });
     group.finish();

@@ -1,5 +1,14 @@
-//! The [MD5] hash function, with the API of the `md5` crate 0.8: a faster
-//! drop-in replacement for it.
+// The md5 0.7 and 0.8 packages share this file (`compat/md5-0.7/src/lib.rs`
+// is a link to it) and `state.rs`; `release.rs`, each package's own, holds
+// what the two releases' APIs spell differently.
+
+#![doc = concat!(
+    "The [MD5] hash function, with the API of the `md5` crate ",
+    env!("CARGO_PKG_VERSION_MAJOR"),
+    ".",
+    env!("CARGO_PKG_VERSION_MINOR"),
+    ": a faster\ndrop-in replacement for it."
+)]
 //!
 //! ## Example
 //!
@@ -10,8 +19,11 @@
 //! let mut context = md5::Context::new();
 //! context.consume(b"abcdefghijklm");
 //! context.consume(b"nopqrstuvwxyz");
-//! assert_eq!(context.finalize(), digest);
+//! assert_eq!(md5::Digest::from(context), digest);
 //! ```
+//!
+//! A [`Context`] also finishes by a method, named as in the release this
+//! package replaces: `compute` in md5 0.7, `finalize` in 0.8.
 //!
 //! It compiles the compression backends of the `md-5` package in the same
 //! repository (per-architecture inline asm, from the same source files) and
@@ -44,6 +56,7 @@ extern crate std;
 #[allow(unsafe_code, dead_code)]
 mod compress;
 mod consts;
+mod release;
 mod state;
 
 pub use state::Digest;
@@ -54,6 +67,9 @@ pub struct Context(state::State);
 
 impl Context {
     /// Create a context for computing a digest.
+    // md5 0.7 has no `Default` for `Context`, so that package has none
+    // either; md5 0.8's is in its `release.rs`.
+    #[allow(clippy::new_without_default)]
     #[inline]
     pub fn new() -> Context {
         Context(state::State::new())
@@ -64,32 +80,12 @@ impl Context {
     pub fn consume<T: AsRef<[u8]>>(&mut self, data: T) {
         self.0.update(data.as_ref());
     }
-
-    /// Finalize and return the digest.
-    #[inline]
-    pub fn finalize(self) -> Digest {
-        self.0.finalize()
-    }
-
-    /// Finalize and return the digest.
-    #[deprecated(since = "0.8.0", note = "Use `finalize`.")]
-    #[inline]
-    pub fn compute(self) -> Digest {
-        self.finalize()
-    }
-}
-
-impl Default for Context {
-    #[inline]
-    fn default() -> Self {
-        Self::new()
-    }
 }
 
 impl From<Context> for Digest {
     #[inline]
     fn from(context: Context) -> Digest {
-        context.finalize()
+        context.0.finalize()
     }
 }
 
@@ -112,7 +108,7 @@ impl std::io::Write for Context {
 pub fn compute<T: AsRef<[u8]>>(data: T) -> Digest {
     let mut context = Context::new();
     context.consume(data);
-    context.finalize()
+    context.0.finalize()
 }
 
 /// Runs the README's Rust examples as doc tests.

@@ -1,0 +1,1 @@
+../../../../tests/common/rfc_cases.rs

@@ -1,0 +1,12 @@
+//! What md5 0.7 spells its own way: a context finishes with `compute`, and
+//! `Context` has no `Default`.
+
+use crate::{Context, Digest};
+
+impl Context {
+    /// Finalize and return the digest.
+    #[inline]
+    pub fn compute(self) -> Digest {
+        self.0.finalize()
+    }
+}
