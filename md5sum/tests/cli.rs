@@ -488,6 +488,39 @@ fn usage_errors_and_option_spellings() {
     assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
 }
 
+/// Ambiguous long options name their candidates in the order of GNU's
+/// option table; `--jobs`, ours, sits among them without moving GNU's.
+#[test]
+fn ambiguous_options_in_gnu_table_order() {
+    let t = TempDir::new();
+    let try_help = "Try 'md5sum --help' for more information.\n";
+    let ambiguous = |opt: &str, list: &str| {
+        format!("md5sum: option '{opt}' is ambiguous; possibilities: {list}\n{try_help}")
+    };
+    for (opt, list) in [
+        ("--t", "'--tag' '--text'"),
+        ("--s", "'--status' '--strict'"),
+        ("--st=1", "'--status' '--strict'"),
+    ] {
+        let r = same_str(t.path(), &[opt, "f"], b"");
+        assert_eq!(String::from_utf8(r.stderr).unwrap(), ambiguous(opt, list));
+        assert_eq!(r.code, Some(1));
+    }
+    // Every option is a candidate for the empty name.
+    let gnus = "'--check' '--ignore-missing' '--quiet' '--status' '--warn' '--strict' \
+                '--tag' '--zero' '--binary' '--text' '--help' '--version'";
+    let ours = gnus.replace("'--text' ", "'--text' '--jobs' ");
+    let r = exec(OURS, t.path(), &os(&["--="]), b"", &[]);
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        ambiguous("--=", &ours)
+    );
+    if let Some(g) = gnu() {
+        let r = exec(g, t.path(), &os(&["--="]), b"", &[]);
+        assert_eq!(String::from_utf8(r.stderr).unwrap(), ambiguous("--=", gnus));
+    }
+}
+
 #[test]
 fn pipes_and_write_errors() {
     let t = TempDir::new();
