@@ -40,7 +40,6 @@ mod sys {
     use std::os::raw::c_int;
 
     extern "C" {
-        pub fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
         pub fn signal(signum: c_int, handler: usize) -> usize;
         pub fn dup2(old: c_int, new: c_int) -> c_int;
     }
@@ -50,11 +49,14 @@ mod sys {
 
 #[cfg(any(target_os = "linux", target_os = "android"))]
 mod startup {
-    use super::sys::{fcntl, signal, SIGPIPE};
+    use super::sys::{signal, SIGPIPE};
     use super::{CLOSED, SIGPIPE_IGNORED, STDIN_WRITE_ONLY};
     use std::os::raw::c_int;
     use std::sync::atomic::Ordering;
 
+    extern "C" {
+        fn fcntl(fd: c_int, cmd: c_int, ...) -> c_int;
+    }
     const F_GETFL: c_int = 3;
     const O_ACCMODE: c_int = 3;
     const O_WRONLY: c_int = 1;
