@@ -37,7 +37,8 @@ fetch() {
     mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
     echo 'deb-src http://deb.debian.org/debian bookworm main' >"$dir/src.list"
     local apt=(-q -o "Dir::Etc::SourceList=$dir/src.list" -o Dir::Etc::SourceParts=/dev/null
-        -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache")
+        -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache"
+        -o APT::Sandbox::User=root)
     apt-get "${apt[@]}" update
     (cd "$dir" && apt-get "${apt[@]}" source --download-only coreutils)
     local dsc
