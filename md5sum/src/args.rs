@@ -50,19 +50,22 @@ enum Opt {
     Version,
 }
 
-/// Long options in GNU's table order, which is the order that ambiguity
-/// messages list them in. `jobs` is ours.
+/// Long options in the order of GNU md5sum's table (`long_options` in
+/// coreutils' `digest.c`), which is the order that ambiguity messages list
+/// them in (`--t`: `'--tag' '--text'`). `jobs` is ours: after GNU's own
+/// options and before `help` and `version`, as coreutils places them, so
+/// that GNU's options keep their order among themselves.
 const LONG: &[(&str, Opt)] = &[
-    ("binary", Opt::Binary),
     ("check", Opt::Check),
     ("ignore-missing", Opt::IgnoreMissing),
     ("quiet", Opt::Quiet),
     ("status", Opt::Status),
-    ("text", Opt::Text),
     ("warn", Opt::Warn),
     ("strict", Opt::Strict),
     ("tag", Opt::Tag),
     ("zero", Opt::Zero),
+    ("binary", Opt::Binary),
+    ("text", Opt::Text),
     ("jobs", Opt::Jobs),
     ("help", Opt::Help),
     ("version", Opt::Version),
@@ -275,6 +278,16 @@ mod tests {
         assert_eq!(
             run(&["--s=1"]).unwrap_err(),
             "option '--s=1' is ambiguous; possibilities: '--status' '--strict'"
+        );
+        assert_eq!(
+            run(&["--t"]).unwrap_err(),
+            "option '--t' is ambiguous; possibilities: '--tag' '--text'"
+        );
+        assert_eq!(
+            run(&["--="]).unwrap_err(),
+            "option '--=' is ambiguous; possibilities: '--check' '--ignore-missing' \
+             '--quiet' '--status' '--warn' '--strict' '--tag' '--zero' '--binary' \
+             '--text' '--jobs' '--help' '--version'"
         );
         assert_eq!(
             run(&["--bin=1"]).unwrap_err(),

@@ -48,8 +48,8 @@ const WINDOW: usize = 4096;
 /// every intermediate vector in its own stack slot and need over 320 KiB.
 const WORKER_STACK: usize = if cfg!(debug_assertions) { 1024 } else { 256 } * 1024;
 
-/// Standard input was closed when the program started (the runtime put
-/// `/dev/null` in its place); reading it fails as it would have.
+/// Reading standard input fails with EBADF: it was closed when the program
+/// started, or is open for writing only (see `crate::stdio`).
 pub static STDIN_CLOSED: AtomicBool = AtomicBool::new(false);
 /// Standard input was read, as a file or as a checksum list.
 pub static READ_STDIN: AtomicBool = AtomicBool::new(false);
@@ -164,7 +164,7 @@ fn open(path: &Path, mut release: impl FnMut() -> bool) -> io::Result<Opened> {
     loop {
         let closed = CLOSED.load(Ordering::SeqCst);
         OPEN.fetch_add(1, Ordering::SeqCst);
-        let err = match File::open(path) {
+        let err = match crate::stdio::open(path) {
             Ok(f) => return Ok(Opened(Some(f))),
             Err(e) => e,
         };

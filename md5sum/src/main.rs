@@ -10,12 +10,12 @@ mod engine;
 mod output;
 mod progress;
 mod quote;
+mod stdio;
 
 use engine::{Input, Step};
 use output::{reason, Out};
 use progress::Progress;
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -242,7 +242,7 @@ fn check_file(
             Box::new(stdin.lock())
         }
     } else {
-        match File::open(file) {
+        match stdio::open(file) {
             Ok(f) => Box::new(BufReader::with_capacity(64 * 1024, f)),
             Err(e) => {
                 cx.file_error(out, file.as_encoded_bytes(), &e);
@@ -461,7 +461,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
         });
         let stop_drawing = StopDrawing(progress.as_ref(), drawer);
         let mut out = Out::new(prog, progress.as_ref());
-        engine::STDIN_CLOSED.store(output::was_closed(0), Ordering::Relaxed);
+        engine::STDIN_CLOSED.store(stdio::stdin_unreadable(), Ordering::Relaxed);
         let ok = if o.check {
             let mut reversed = None;
             let mut ok = true;
@@ -475,9 +475,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
         drop(stop_drawing);
         // coreutils closes standard input at the end when it read it; that
         // fails only when it was closed to begin with.
-        let ok = if engine::READ_STDIN.load(Ordering::Relaxed)
-            && engine::STDIN_CLOSED.load(Ordering::Relaxed)
-        {
+        let ok = if engine::READ_STDIN.load(Ordering::Relaxed) && stdio::was_closed(0) {
             out.diag(format!("standard input: {}", reason(&output::ebadf())).as_bytes());
             false
         } else {
@@ -489,7 +487,7 @@ fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
 }
 
 fn main() {
-    output::default_sigpipe();
+    stdio::init();
     engine::limit_malloc_arenas();
     let mut argv = std::env::args_os();
     let prog = argv
@@ -507,7 +505,7 @@ fn main() {
         Err(args::UsageError(msg)) => {
             let mut out = Out::new(prog, None);
             out.diag(&msg);
-            eprintln!("Try '{prog_str} --help' for more information.");
+            out.stderr(format!("Try '{prog_str} --help' for more information.\n").as_bytes());
             1
         }
         Ok(args::Parsed::Help) => {

@@ -2,12 +2,21 @@
 //! "shell-escape" style with `:` also quoted), and the backslash escaping of
 //! names in checksum lines.
 //!
-//! Rules, as observed from GNU md5sum 9.1:
+//! Rules, as gnulib's `quotearg` applies them (coreutils 9.1):
 //! - a name made only of safe characters is printed as is;
 //! - otherwise it is wrapped in single quotes; a `'` becomes `'\''`, and
 //!   runs of unprintable bytes become `'$'\ooo'` (or `\n`, `\t`, ...);
 //! - except that a name whose only problem is a `'` among otherwise
 //!   harmless characters is wrapped in double quotes instead.
+//!
+//! The bytes are GNU's but for one case. For a name that holds a `'` and
+//! ends with an unprintable byte, gnulib quotes a second time, starting in
+//! the state that its first attempt ended in: inside a `$'...'` part. A
+//! name that starts with a printable character then gets an extra `''`
+//! after the opening quote, which this reproduces; one that starts with an
+//! unprintable byte loses its opening `$'`, so that GNU's quoting no longer
+//! decodes to the name (`$'\x01\'\x01'` comes out as `'\001'\'''$'\001'`).
+//! There this quoting decodes to the name: `''$'\001'\'''$'\001'`.
 //!
 //! Printable means printable in the current locale: in a UTF-8 locale a
 //! valid multi-byte character counts as one (so `é` stays as is); in other
@@ -87,10 +96,14 @@ pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
     let mut needs = false;
     let mut has_apostrophe = false;
     let mut all_compat = true;
+    let (mut first, mut last) = (None, None);
     let mut i = 0;
     while i < name.len() {
         let b = name[i];
-        match next_piece(&name[i..], utf8) {
+        let piece = next_piece(&name[i..], utf8);
+        first.get_or_insert(piece);
+        last = Some(piece);
+        match piece {
             Piece::Unprintable(n) => {
                 needs = true;
                 all_compat = false;
@@ -132,10 +145,13 @@ pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
         out.push(b'"');
         return out;
     }
-    // Single quotes, with unprintable runs as $'...' segments.
+    // Single quotes, with unprintable runs as $'...' parts. A name with a
+    // `'` that ends with an unprintable byte starts inside such a part,
+    // unless it also starts with one (see the module's docs).
+    let unprintable = |p: Option<Piece>| matches!(p, Some(Piece::Unprintable(_)));
+    let mut in_escape = has_apostrophe && unprintable(last) && !unprintable(first);
     let mut out = Vec::with_capacity(name.len() + 8);
     out.push(b'\'');
-    let mut in_escape = false;
     let mut i = 0;
     while i < name.len() {
         match next_piece(&name[i..], utf8) {
@@ -145,44 +161,48 @@ pub fn quotef(name: &[u8], utf8: bool) -> Vec<u8> {
                     in_escape = true;
                 }
                 for &c in &name[i..i + n] {
-                    let letter = match c {
-                        0x07 => Some(b'a'),
-                        0x08 => Some(b'b'),
-                        0x0c => Some(b'f'),
-                        b'\n' => Some(b'n'),
-                        b'\r' => Some(b'r'),
-                        b'\t' => Some(b't'),
-                        0x0b => Some(b'v'),
-                        _ => None,
-                    };
-                    out.push(b'\\');
-                    match letter {
-                        Some(l) => out.push(l),
-                        None => out.extend_from_slice(&[
-                            b'0' + (c >> 6),
-                            b'0' + ((c >> 3) & 7),
-                            b'0' + (c & 7),
-                        ]),
-                    }
+                    escape_byte(&mut out, c);
                 }
                 i += n;
+            }
+            // The first `'` of `'\''` also ends a $'...' part.
+            Piece::Printable(_) if name[i] == b'\'' => {
+                out.extend_from_slice(b"'\\''");
+                in_escape = false;
+                i += 1;
             }
             Piece::Printable(n) => {
                 if in_escape {
                     out.extend_from_slice(b"''");
                     in_escape = false;
                 }
-                if name[i] == b'\'' {
-                    out.extend_from_slice(b"'\\''");
-                } else {
-                    out.extend_from_slice(&name[i..i + n]);
-                }
+                out.extend_from_slice(&name[i..i + n]);
                 i += n;
             }
         }
     }
     out.push(b'\'');
     out
+}
+
+/// Appends `c` escaped as in `$'...'`: `\n` and the like, else `\ooo`.
+fn escape_byte(out: &mut Vec<u8>, c: u8) {
+    let letter = match c {
+        0x07 => b'a',
+        0x08 => b'b',
+        0x0c => b'f',
+        b'\n' => b'n',
+        b'\r' => b'r',
+        b'\t' => b't',
+        0x0b => b'v',
+        _ => {
+            let octal = [b'0' + (c >> 6), b'0' + ((c >> 3) & 7), b'0' + (c & 7)];
+            out.push(b'\\');
+            out.extend_from_slice(&octal);
+            return;
+        }
+    };
+    out.extend_from_slice(&[b'\\', letter]);
 }
 
 /// Whether a name gets the `\` line prefix in output lines: it holds a
@@ -238,6 +258,15 @@ mod tests {
             (b"x\"y", "'x\"y'", "'x\"y'"),
             (b"a\tb", "'a'$'\\t''b'", "'a'$'\\t''b'"),
             (b"a\x1bb", "'a'$'\\033''b'", "'a'$'\\033''b'"),
+            (b"a\x01'", "'a'$'\\001'\\'''", "'a'$'\\001'\\'''"),
+            (b"a'\x01", "'''a'\\'''$'\\001'", "'''a'\\'''$'\\001'"),
+            (b"'\n", "''\\'''$'\\n'", "''\\'''$'\\n'"),
+            // GNU: '\001'\'''$'\001', which does not decode to the name.
+            (
+                b"\x01'\x01",
+                "''$'\\001'\\'''$'\\001'",
+                "''$'\\001'\\'''$'\\001'",
+            ),
             (
                 b"\xe2\x80\xa8",
                 "''$'\\342\\200\\250'",

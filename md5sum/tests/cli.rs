@@ -6,115 +6,16 @@
 //! `tests/portable.rs` runs everywhere.
 #![cfg(unix)]
 
+mod common;
+
+use common::*;
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-const OURS: &str = env!("CARGO_BIN_EXE_md5sum");
-
-/// A directory under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new() -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .subsec_nanos();
-        let p = std::env::temp_dir().join(format!(
-            "md5sum-cli-{}-{}-{nanos}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir(&p).unwrap();
-        TempDir(p)
-    }
-
-    fn path(&self) -> &Path {
-        &self.0
-    }
-
-    fn file(&self, name: impl AsRef<OsStr>, data: &[u8]) {
-        std::fs::write(self.0.join(name.as_ref()), data).unwrap();
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// The GNU md5sum to compare against, if installed.
-fn gnu() -> Option<&'static str> {
-    static GNU: std::sync::OnceLock<Option<&'static str>> = std::sync::OnceLock::new();
-    *GNU.get_or_init(|| {
-        let path = "/usr/bin/md5sum";
-        let out = Command::new(path).arg("--version").output().ok()?;
-        if String::from_utf8_lossy(&out.stdout).contains("GNU coreutils") {
-            Some(path)
-        } else {
-            eprintln!("GNU md5sum not found: the comparisons with GNU are skipped");
-            None
-        }
-    })
-}
-
-#[derive(Debug, PartialEq, Eq, Clone)]
-struct Run {
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    code: Option<i32>,
-}
-
-impl std::fmt::Display for Run {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "status {:?}\n--- stdout\n{}--- stderr\n{}",
-            self.code,
-            String::from_utf8_lossy(&self.stdout).escape_debug(),
-            String::from_utf8_lossy(&self.stderr)
-        )
-    }
-}
-
-fn exec(bin: &str, dir: &Path, args: &[OsString], stdin: &[u8], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(bin);
-    cmd.arg0("md5sum")
-        .args(args)
-        .current_dir(dir)
-        .env_remove("POSIXLY_CORRECT")
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
-    Run {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        code: out.status.code(),
-    }
-}
-
-fn os(args: &[&str]) -> Vec<OsString> {
-    args.iter().map(OsString::from).collect()
-}
+use std::sync::atomic::Ordering;
 
 /// Runs ours (with the default jobs, `-j 1` and `-j 8`) and, when present,
 /// GNU; all must agree. Returns our result.
@@ -142,10 +43,6 @@ fn same(dir: &Path, args: &[OsString], stdin: &[u8], env: &[(&str, &str)]) -> Ru
 fn same_str(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
     same(dir, &os(args), stdin, &[])
 }
-
-const EMPTY: &str = "d41d8cd98f00b204e9800998ecf8427e";
-const ABC: &str = "900150983cd24fb0d6963f7d28e17f72";
-const X: &str = "9dd4e461268c8034f5c8564e155c67a6";
 
 /// A directory with awkward names: spaces, backslashes, newline, CR, tab,
 /// quotes, non-UTF-8 bytes, an empty file and a subdirectory.
@@ -591,30 +488,37 @@ fn usage_errors_and_option_spellings() {
     assert_eq!(r.stdout, format!("{ABC}  f\n").as_bytes());
 }
 
-/// Runs a shell command line with `$OURS` or `$GNU` as the program.
-fn shell(bin: &str, dir: &Path, script: &str) -> Run {
-    let out = Command::new("bash")
-        .arg("-c")
-        .arg(script)
-        .arg(bin)
-        .current_dir(dir)
-        .env("LC_ALL", "C.UTF-8")
-        .output()
-        .unwrap();
-    Run {
-        stdout: out.stdout,
-        stderr: out.stderr,
-        code: out.status.code(),
+/// Ambiguous long options name their candidates in the order of GNU's
+/// option table; `--jobs`, ours, sits among them without moving GNU's.
+#[test]
+fn ambiguous_options_in_gnu_table_order() {
+    let t = TempDir::new();
+    let try_help = "Try 'md5sum --help' for more information.\n";
+    let ambiguous = |opt: &str, list: &str| {
+        format!("md5sum: option '{opt}' is ambiguous; possibilities: {list}\n{try_help}")
+    };
+    for (opt, list) in [
+        ("--t", "'--tag' '--text'"),
+        ("--s", "'--status' '--strict'"),
+        ("--st=1", "'--status' '--strict'"),
+    ] {
+        let r = same_str(t.path(), &[opt, "f"], b"");
+        assert_eq!(String::from_utf8(r.stderr).unwrap(), ambiguous(opt, list));
+        assert_eq!(r.code, Some(1));
     }
-}
-
-fn same_shell(dir: &Path, script: &str) -> Run {
-    let ours = shell(OURS, dir, script);
+    // Every option is a candidate for the empty name.
+    let gnus = "'--check' '--ignore-missing' '--quiet' '--status' '--warn' '--strict' \
+                '--tag' '--zero' '--binary' '--text' '--help' '--version'";
+    let ours = gnus.replace("'--text' ", "'--text' '--jobs' ");
+    let r = exec(OURS, t.path(), &os(&["--="]), b"", &[]);
+    assert_eq!(
+        String::from_utf8(r.stderr).unwrap(),
+        ambiguous("--=", &ours)
+    );
     if let Some(g) = gnu() {
-        let theirs = shell(g, dir, script);
-        assert_eq!(theirs, ours, "{script}\nGNU: {theirs}\nours: {ours}");
+        let r = exec(g, t.path(), &os(&["--="]), b"", &[]);
+        assert_eq!(String::from_utf8(r.stderr).unwrap(), ambiguous("--=", gnus));
     }
-    ours
 }
 
 #[test]
@@ -800,19 +704,6 @@ fn closed_standard_input() {
     assert_eq!(r.code, Some(1));
 }
 
-/// Whether a command is installed (the tests that need it are skipped,
-/// with a message, where it is not).
-fn have(cmd: &str) -> bool {
-    let found = Command::new("sh")
-        .args(["-c", &format!("command -v {cmd}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!("{cmd} not found: a case that needs it is skipped");
-    }
-    found
-}
-
 /// [`same_shell`] for a script with our options in braces (`{-j4}`): ours
 /// runs them, GNU's runs without them.
 fn same_shell_ours(dir: &Path, script: &str) -> Run {
@@ -835,23 +726,6 @@ fn same_shell_ours(dir: &Path, script: &str) -> Run {
         assert_eq!(theirs, ours, "{script}\nGNU: {theirs}\nours: {ours}");
     }
     ours
-}
-
-/// Deterministic pseudo-random bytes.
-fn noise(len: usize, mut state: u64) -> Vec<u8> {
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 24) as u8
-        })
-        .collect()
-}
-
-fn md5_hex(data: &[u8]) -> String {
-    use md5::{Digest, Md5};
-    format!("{:x}", Md5::digest(data))
 }
 
 /// Several md5sums writing into one pipe (`xargs -P`): every line arrives
