@@ -11,6 +11,7 @@
 //!   `md5sum: write error` is reported at the end (exit status 1).
 
 use crate::progress::Progress;
+use crate::sys::{ebadf, EBADF};
 use std::io::{self, IsTerminal, Write};
 #[cfg(target_os = "linux")]
 use std::path::Path;
@@ -76,11 +77,6 @@ pub fn was_closed(fd: u8) -> bool {
         let _ = fd;
         false
     }
-}
-
-/// EBADF, the error of a closed descriptor.
-pub fn ebadf() -> io::Error {
-    io::Error::from_raw_os_error(9)
 }
 
 /// The text of an OS error as `strerror` gives it, without Rust's
@@ -172,7 +168,6 @@ impl<'a> Out<'a> {
                 // coreutils' close_stdout only has an errno to show when the
                 // final close fails too, which in practice means a closed
                 // descriptor; a failed write alone ends up as errno 0.
-                const EBADF: i32 = 9;
                 let msg = if e.raw_os_error() == Some(EBADF) {
                     format!("write error: {}", reason(&e))
                 } else {
