@@ -71,7 +71,8 @@ pub fn read_line_within<R: BufRead>(
     let mut ended = buf.last() == Some(&b'\n');
     while !ended {
         buf.clear();
-        let k = r.by_ref().take(64 * 1024).read_until(b'\n', buf)?;
+        // In pieces no larger than a held line.
+        let k = r.by_ref().take(hold as u64 + 1).read_until(b'\n', buf)?;
         total += k as u64;
         ended = k == 0 || buf.last() == Some(&b'\n');
         if total > skip_max {
@@ -411,6 +412,32 @@ mod tests {
             read_line_within(&mut r, &mut buf, 8, 16).unwrap(),
             Read::Eof
         );
+    }
+
+    #[test]
+    fn lists_entry_by_entry() {
+        let list = format!("# c\n{H}  a\r\n\n{H} *b\nbad\nMD5 (c) = {H}\n{H} d\n");
+        let mut r = None;
+        let got: Vec<Entry> = List::new(list.as_bytes(), &mut r).collect();
+        let line = |name: &str, format| Line {
+            hex: H.as_bytes().try_into().unwrap(),
+            name: name.into(),
+            format,
+        };
+        assert_eq!(
+            got,
+            [
+                Entry::Line(2, line("a", Format::Text)),
+                Entry::Line(4, line("b", Format::Binary)),
+                Entry::Bad(5),
+                Entry::Line(6, line("c", Format::Tag)),
+                // Standard lines were seen: a reversed one is refused.
+                Entry::Bad(7),
+            ]
+        );
+        let mut r = None;
+        let got: Vec<Entry> = List::new(format!("{H} d\n").as_bytes(), &mut r).collect();
+        assert_eq!(got, [Entry::Line(1, line("d", Format::Reversed))]);
     }
 
     #[test]
