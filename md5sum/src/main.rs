@@ -36,9 +36,8 @@ With no FILE, or when FILE is -, read standard input.
   -t, --text            read in text mode (default)
   -z, --zero            end each output line with NUL, not newline,
                           and disable file name escaping
-  -j, --jobs=N          hash with N threads (default: one per CPU, at most
-                          256, reading files on a rotational disk one at a
-                          time); 1 reads and hashes one file after another
+  -j, --jobs=N          hash with at most N threads (default: one per CPU,
+                          at most 256); 1 hashes one file after another
 
 The following five options are useful only when verifying checksums:
       --ignore-missing  don't fail or report status for missing files
@@ -56,10 +55,26 @@ The default mode is to print a line with: checksum, a space,
 a character indicating input mode ('*' for binary, ' ' for text
 or where binary is insignificant), and name for each FILE.
 
-Note: binary mode and text mode read files the same way.{PLATFORM_NOTE}
+Note: binary mode and text mode read files the same way.
+
+Reading is apart from hashing, and -j does not limit it: what is not in the
+page cache is asked of the kernel before it is waited for, a long input is
+read on a thread of its own while it is hashed, and files on a spinning
+disk are read one at a time, in argument order, while other threads hash.{IO_NOTE}{PLATFORM_NOTE}
 "
     )
 }
+
+/// How --help says a spinning disk is told apart.
+#[cfg(target_os = "linux")]
+const IO_NOTE: &str = "
+A disk spins when sysfs says it is rotational and not a virtual disk
+(virtio, Xen, Hyper-V, VMware, QEMU); MD5SUM_SYSFS=DIR reads that from DIR
+instead of /sys.";
+#[cfg(not(target_os = "linux"))]
+const IO_NOTE: &str = "
+Spinning disks are told apart from Linux's sysfs only: here every disk is
+read side by side.";
 
 /// What --help adds where this md5sum differs from GNU's build there.
 #[cfg(windows)]
@@ -67,11 +82,7 @@ const PLATFORM_NOTE: &str = "
 On Windows binary mode is the default, as in GNU's Windows builds, but text
 mode (-t) does not translate CR-LF line ends as theirs does: it only marks
 the name with ' ' instead of '*'. Error messages are Windows' own.";
-#[cfg(all(not(windows), not(target_os = "linux")))]
-const PLATFORM_NOTE: &str = "
--j: files on rotational disks are read side by side here (that rule needs
-Linux's sysfs).";
-#[cfg(target_os = "linux")]
+#[cfg(not(windows))]
 const PLATFORM_NOTE: &str = "";
 
 fn version() -> String {
