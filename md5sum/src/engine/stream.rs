@@ -22,6 +22,10 @@ pub const INLINE_READ: usize = 64 * 1024;
 /// (see the README's md5sum section for the measurements).
 const AHEAD: usize = 4;
 const CHUNK: usize = 1024 * 1024;
+/// Bytes read on the hashing thread before a reader thread takes over: a
+/// thread and its 4 MiB of buffers cost about a millisecond, which only a
+/// long input repays.
+const INLINE_FIRST: u64 = 8 << 20;
 /// Stack of a reader thread: it only reads into heap buffers.
 const READER_STACK: usize = 64 * 1024;
 
@@ -43,7 +47,7 @@ pub fn fill(r: &mut impl Read, buf: &mut [u8], bytes: &AtomicU64) -> io::Result<
     Ok(n)
 }
 
-/// Hashes the rest of `src` into `h`. The first [`INLINE_READ`] bytes are
+/// Hashes the rest of `src` into `h`. The first [`INLINE_FIRST`] bytes are
 /// read here (a short input never costs a thread); if there are more, a
 /// reader thread takes over. `spare` is this thread's own read buffer.
 pub fn hash_rest<R: Read + Send>(
@@ -55,10 +59,14 @@ pub fn hash_rest<R: Read + Send>(
     if spare.len() < INLINE_READ {
         spare.resize(INLINE_READ, 0);
     }
-    let n = fill(&mut src, &mut spare[..INLINE_READ], bytes)?;
-    h.update(&spare[..n]);
-    if n < INLINE_READ {
-        return Ok(h.finalize().into());
+    let mut inline = 0;
+    while inline < INLINE_FIRST {
+        let n = fill(&mut src, &mut spare[..INLINE_READ], bytes)?;
+        h.update(&spare[..n]);
+        if n < INLINE_READ {
+            return Ok(h.finalize().into());
+        }
+        inline += n as u64;
     }
     if let Some(ring) = Ring::new() {
         let r = std::thread::scope(|s| {
@@ -187,6 +195,68 @@ impl Ring {
             h.update(&buf[..n]);
             lock(&self.state).free.push(buf);
             self.freed.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Yields `data` in reads of odd sizes, then fails if `fail` is set.
+    struct Source {
+        data: Vec<u8>,
+        at: usize,
+        fail: bool,
+    }
+
+    impl Read for Source {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.at == self.data.len() && self.fail {
+                return Err(io::Error::other("the disk failed"));
+            }
+            let n = buf.len().min(self.data.len() - self.at).min(100_003);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    /// Digests equal one-shot ones on both sides of the hand-over to the
+    /// reader thread and of its buffers; a read error comes back as such;
+    /// every byte is counted.
+    #[test]
+    fn streams_like_one_shot() {
+        let data: Vec<u8> = (0..INLINE_FIRST as usize + 3 * CHUNK + 77)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761) as u8)
+            .collect();
+        let mut spare = Vec::new();
+        for len in [
+            0,
+            1,
+            INLINE_READ,
+            INLINE_FIRST as usize,
+            INLINE_FIRST as usize + 1,
+            data.len(),
+        ] {
+            let bytes = AtomicU64::new(0);
+            let src = Source {
+                data: data[..len].to_vec(),
+                at: 0,
+                fail: false,
+            };
+            let got = hash_rest(Md5::new_with_prefix(b"x"), src, &bytes, &mut spare).unwrap();
+            let mut want = Md5::new_with_prefix(b"x");
+            want.update(&data[..len]);
+            assert_eq!(got, <[u8; 16]>::from(want.finalize()), "{len}");
+            assert_eq!(bytes.load(Ordering::Relaxed), len as u64);
+            let src = Source {
+                data: data[..len].to_vec(),
+                at: 0,
+                fail: true,
+            };
+            let err = hash_rest(Md5::new(), src, &bytes, &mut spare).unwrap_err();
+            assert_eq!(err.to_string(), "the disk failed");
         }
     }
 }
