@@ -100,6 +100,8 @@ pub fn limit_malloc_arenas() {
 
 /// What [`read_cached`] found.
 #[derive(Debug, PartialEq, Eq)]
+// Elsewhere than on Linux with glibc, every read is `Unknown`.
+#[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
 pub enum Cached {
     /// This many bytes were in the page cache and have been read (0: end
     /// of file).
@@ -257,7 +259,7 @@ pub fn cached_sixteenths(file: &File, len: u64) -> Option<u64> {
 
 /// Writes `file` out and drops its pages from the page cache (Linux), so
 /// that tests can read it cold; elsewhere it does nothing.
-#[cfg(test)]
+#[cfg(all(test, unix))]
 pub fn evict(file: &File) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {

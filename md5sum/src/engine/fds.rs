@@ -55,6 +55,7 @@ pub fn open(path: &Path, release: impl FnMut() -> bool) -> io::Result<Opened> {
 /// Runs `f`, which opens a descriptor and closes it before it returns
 /// (reading a directory), counted in [`OPEN`] as [`open`] counts a file,
 /// and retried as `open` is.
+#[cfg_attr(not(unix), allow(dead_code))]
 pub fn briefly<T>(f: impl FnMut() -> io::Result<T>) -> io::Result<T> {
     let r = counted(f, || false)?;
     CLOSED.fetch_add(1, Ordering::SeqCst);

@@ -9,6 +9,9 @@
 //! not show it to be a virtual disk or a device stacked on ones that do
 //! not spin. Data already in the page cache never waits for the turn.
 
+// sysfs is only looked at on Unix (where `st_dev` exists).
+#![cfg_attr(not(unix), allow(dead_code))]
+
 use super::fds::{briefly, open};
 use super::lock;
 use std::collections::BTreeSet;
@@ -277,7 +280,7 @@ impl Drop for Held {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 pub mod tests {
     use super::*;
     use crate::engine::tests::temp_dir;
