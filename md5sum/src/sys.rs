@@ -165,29 +165,36 @@ pub fn read_cached(file: &File, buf: &mut [u8]) -> Cached {
     }
 }
 
+/// `posix_fadvise` (64-bit offsets) with `advice`; a failure only means
+/// no hint.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn fadvise(file: &File, offset: u64, len: u64, advice: std::os::raw::c_int) {
+    use std::os::fd::AsRawFd;
+    extern "C" {
+        fn posix_fadvise64(
+            fd: std::os::raw::c_int,
+            offset: i64,
+            len: i64,
+            advice: std::os::raw::c_int,
+        ) -> std::os::raw::c_int;
+    }
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+        return;
+    };
+    // SAFETY: a hint about an open descriptor; it touches no memory of
+    // this process.
+    unsafe {
+        posix_fadvise64(file.as_raw_fd(), offset, len, advice);
+    }
+}
+
 /// Asks the kernel to start reading `len` bytes of `file` from `offset`
 /// into the page cache (`posix_fadvise(WILLNEED)`), without waiting.
 pub fn will_need(file: &File, offset: u64, len: u64) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        use std::os::fd::AsRawFd;
-        extern "C" {
-            fn posix_fadvise64(
-                fd: std::os::raw::c_int,
-                offset: i64,
-                len: i64,
-                advice: std::os::raw::c_int,
-            ) -> std::os::raw::c_int;
-        }
         const POSIX_FADV_WILLNEED: std::os::raw::c_int = 3;
-        let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-            return;
-        };
-        // SAFETY: a hint about an open descriptor; it touches no memory of
-        // this process. A failure only means no hint.
-        unsafe {
-            posix_fadvise64(file.as_raw_fd(), offset, len, POSIX_FADV_WILLNEED);
-        }
+        fadvise(file, offset, len, POSIX_FADV_WILLNEED);
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
@@ -263,22 +270,9 @@ pub fn cached_sixteenths(file: &File, len: u64) -> Option<u64> {
 pub fn evict(file: &File) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        use std::os::fd::AsRawFd;
-        extern "C" {
-            fn posix_fadvise64(
-                fd: std::os::raw::c_int,
-                offset: i64,
-                len: i64,
-                advice: std::os::raw::c_int,
-            ) -> std::os::raw::c_int;
-        }
         const POSIX_FADV_DONTNEED: std::os::raw::c_int = 4;
         let _ = file.sync_all();
-        // SAFETY: a hint about an open descriptor; it touches no memory of
-        // this process.
-        unsafe {
-            posix_fadvise64(file.as_raw_fd(), 0, 0, POSIX_FADV_DONTNEED);
-        }
+        fadvise(file, 0, 0, POSIX_FADV_DONTNEED);
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     let _ = file;

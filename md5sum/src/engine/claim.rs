@@ -12,7 +12,7 @@
 
 use super::fds::{open, Opened};
 use super::io_policy::{self, Held, Ticket};
-use super::stream::{self, fill};
+use super::stream::{self, fill, fill_until};
 use super::{Config, HashError, Outcome, Res};
 use crate::sys::{self, Cached};
 use md5::multi::{self, Lanes};
@@ -462,30 +462,6 @@ fn read_whole(
     data.truncate(n);
     Ok(data)
 }
-
-/// Goes on filling `buf` from `r`, which has filled `buf[..n]`, until it
-/// is full, the input ends, or exactly `stop_at` bytes are in it.
-fn fill_until(
-    r: &mut impl io::Read,
-    buf: &mut [u8],
-    mut n: usize,
-    stop_at: Option<usize>,
-    bytes: &std::sync::atomic::AtomicU64,
-) -> io::Result<usize> {
-    while n < buf.len() && stop_at != Some(n) {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => {
-                n += k;
-                bytes.fetch_add(k as u64, Ordering::Relaxed);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
-
 /// Whether a large file is in the page cache, but for a few pages (the
 /// kernel drops single pages now and then; reading those few outside the
 /// disk's turn costs a few short seeks, not the turn).

@@ -32,8 +32,19 @@ const READER_STACK: usize = 64 * 1024;
 /// Reads `r` into `buf` until `buf` is full or end of input; adds what it
 /// read to `bytes`.
 pub fn fill(r: &mut impl Read, buf: &mut [u8], bytes: &AtomicU64) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
+    fill_until(r, buf, 0, None, bytes)
+}
+
+/// Goes on filling `buf` from `r`, which has filled `buf[..n]`, until it
+/// is full, the input ends, or exactly `stop_at` bytes are in it.
+pub fn fill_until(
+    r: &mut impl Read,
+    buf: &mut [u8],
+    mut n: usize,
+    stop_at: Option<usize>,
+    bytes: &AtomicU64,
+) -> io::Result<usize> {
+    while n < buf.len() && stop_at != Some(n) {
         match r.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => {
