@@ -302,17 +302,16 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// streamed (read as it is hashed) in its turn. Hashing what was read
     /// whole waits for [`Worker::hash_in_memory`], after the turn.
     fn read_in_turn(&mut self, f: &mut Found, claim: &[(usize, PathBuf)]) {
-        // The small ones are asked of the kernel first, in order: the disk
-        // then serves them sorted, many at once, instead of one per seek.
-        for &(pos, len) in &f.on_disk {
-            if len <= SMALL_MAX as u64 {
-                if let Ok(file) = open(&claim[pos].1, || false) {
-                    sys::will_need(file.file(), 0, len);
+        let on_disk = std::mem::take(&mut f.on_disk);
+        for (i, &(pos, len)) in on_disk.iter().enumerate() {
+            self.cfg.read_in_turn.fetch_add(1, Ordering::Relaxed);
+            // The next file is asked of the kernel while this one is read,
+            // so that the disk, still in order, always has the next read.
+            if let Some(&(next, next_len)) = on_disk.get(i + 1).filter(|n| n.1 > SMALL_MAX as u64) {
+                if let Ok(file) = open(&claim[next].1, || false) {
+                    sys::will_need(file.file(), 0, next_len.min(io_policy::HINT_MAX_IN_TURN));
                 }
             }
-        }
-        for (pos, len) in std::mem::take(&mut f.on_disk) {
-            self.cfg.read_in_turn.fetch_add(1, Ordering::Relaxed);
             let Some(mut file) = self.open_in_claim(f, pos, &claim[pos].1) else {
                 continue;
             };

@@ -27,6 +27,10 @@ use std::sync::{Condvar, Mutex};
 /// reads were submitted before the first file could be hashed).
 pub const HINT_MAX: u64 = 256 << 10;
 
+/// The most bytes of the next file on a spinning disk asked of the kernel
+/// while one is read in its turn.
+pub const HINT_MAX_IN_TURN: u64 = 8 << 20;
+
 /// The most bytes of files on spinning disks held in memory between being
 /// read in the disk's turn and being hashed, across all threads. A file
 /// that does not fit is streamed in its turn instead, read as it is hashed.
