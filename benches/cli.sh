@@ -1,84 +1,144 @@
 #!/usr/bin/env bash
-# Compares the md5sum binary with coreutils md5sum using hyperfine
-# (Debian: apt-get install hyperfine), on three workloads:
-#   1. one 1 GiB file in the page cache,
-#   2. 10,000 files of 4 KiB,
-#   3. 100 files of 1 MiB.
-# The files are generated under a temporary directory that is removed on
-# exit. Both programs write to /dev/null (hyperfine's default). md5sum runs
-# with its default -j, and with -j set to the CPU count: where the directory
-# is on a disk that reports itself rotational (many VMs' virtual disks do),
-# the default reads files one at a time, which the page cache does not need.
+# Compares the md5sum binary with coreutils md5sum on four workloads:
+#   1. one 1 GiB file,
+#   2. 100 files of 1 MiB,
+#   3. 10,000 files of 4 KiB,
+#   4. `-c` over a list of those 10,000 files,
+# each with the page cache warm and, as root, cold (the caches dropped with
+# `sync; echo 3 > /proc/sys/vm/drop_caches` before every command; not being
+# root, it says so and skips the cold rows). md5sum runs with its default
+# -j, and again with its spinning-disk path forced on for the files' own
+# disk, through the MD5SUM_SYSFS seam (a sysfs tree that says the disk is
+# a rotational ATA disk). The programs run interleaved, one run of each in
+# turn, and the table gives medians. It prints the CPU and the disk
+# (model, and whether sysfs says it is rotational).
 #
-# Usage: benches/cli.sh [extra hyperfine options]
-# Environment: GNU_MD5SUM (default /usr/bin/md5sum), RUNS (default 10),
-#              WARMUP (default 3), OUT (markdown table, default stdout only).
+# The files are generated under a temporary directory that is removed on
+# exit; both programs write to /dev/null.
+#
+# Usage: benches/cli.sh
+# Environment: GNU_MD5SUM (default /usr/bin/md5sum), RUNS (default 5),
+#              OUT (markdown table, default stdout only).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 GNU=${GNU_MD5SUM:-/usr/bin/md5sum}
-RUNS=${RUNS:-10}
-WARMUP=${WARMUP:-3}
+RUNS=${RUNS:-5}
 
-if ! command -v hyperfine >/dev/null; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		apt-get install -y -q hyperfine >/dev/null 2>&1 ||
-			{ apt-get update -q >/dev/null && apt-get install -y -q hyperfine >/dev/null; }
-	fi
-	command -v hyperfine >/dev/null || {
-		echo "hyperfine is needed: apt-get install hyperfine" >&2
-		exit 1
-	}
-fi
 cargo build --release -p md5sum
 OURS=$PWD/target/release/md5sum
 "$OURS" --version | head -2
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/md5sum-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-JOBS=$(nproc)
 DEV=$(stat -c '%Hd:%Ld' "$WORK")
-ROT=$(cat "/sys/dev/block/$DEV/queue/rotational" "/sys/dev/block/$DEV/../queue/rotational" 2>/dev/null | head -1 || true)
-echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $JOBS CPUs"
-echo "files on device $DEV, rotational: ${ROT:-unknown}"
+NODE=/sys/dev/block/$DEV
+[ -e "$NODE/queue" ] || NODE=$NODE/..
+ROT=$(cat "$NODE/queue/rotational" 2>/dev/null || echo unknown)
+MODEL=$(cat "$NODE/device/model" 2>/dev/null | sed 's/ *$//' || true)
+DRIVER=$(basename "$(readlink "$NODE/device/driver" 2>/dev/null)" 2>/dev/null || true)
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+	"family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')" \
+	"model $(grep -m1 '^model' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs"
+echo "disk: device $DEV ($(basename "$(readlink -f "$NODE")")${MODEL:+, model $MODEL}${DRIVER:+, driver $DRIVER}), rotational: $ROT"
 
+COLD=1
+if [ "$(id -u)" != 0 ] || ! [ -w /proc/sys/vm/drop_caches ]; then
+	echo "not root: cannot drop the page cache, so no cold rows"
+	COLD=0
+fi
+
+# A sysfs tree in which the files' disk is a rotational ATA disk: md5sum
+# then reads what is not cached in order, one claim at a time.
+SPIN=$WORK/sysfs
+mkdir -p "$SPIN/devices/ata1/block/sdz/queue" "$SPIN/devices/ata1/block/sdz/device" "$SPIN/dev/block"
+echo 1 >"$SPIN/devices/ata1/block/sdz/queue/rotational"
+echo ATA >"$SPIN/devices/ata1/block/sdz/device/vendor"
+echo "bench spinning disk" >"$SPIN/devices/ata1/block/sdz/device/model"
+ln -s ../../devices/ata1/block/sdz "$SPIN/dev/block/$DEV"
+
+echo "making the files..."
 head -c 1G /dev/urandom >"$WORK/big"
 mkdir "$WORK/small" "$WORK/medium"
 head -c $((10000 * 4096)) /dev/urandom | (cd "$WORK/small" && split -b 4096 -a 4 -d - f)
 head -c $((100 * 1048576)) /dev/urandom | (cd "$WORK/medium" && split -b 1048576 -a 2 -d - f)
-# Warm the page cache.
-cat "$WORK/big" "$WORK"/small/* "$WORK"/medium/* >/dev/null
+(cd "$WORK/small" && "$GNU" f* >"$WORK/SUMS")
+sync
 
-results=()
-bench() {
-	local name=$1 dir=$2 args=$3
-	local md="$WORK/$name.md"
-	# No shell between hyperfine and the programs (-N): with 10,000 names a
-	# shell glob would cost as much as part of the work being measured.
-	(cd "$dir" && hyperfine -N --warmup "$WARMUP" --runs "$RUNS" \
-		--time-unit millisecond --export-markdown "$md" "${@:4}" \
-		-n "coreutils ($name)" "$GNU $args" \
-		-n "md5sum ($name)" "$OURS $args" \
-		-n "md5sum -j $JOBS ($name)" "$OURS -j $JOBS $args")
-	results+=("$md")
+# Milliseconds that "$@" takes, run in directory $1.
+elapsed() {
+	local dir=$1 start end
+	shift
+	start=$(date +%s%N)
+	(cd "$dir" && "$@" >/dev/null)
+	end=$(date +%s%N)
+	echo $(((end - start) / 1000000))
 }
 
-bench "1 GiB" "$WORK" "big" "$@"
-bench "10000 x 4 KiB" "$WORK/small" "$(cd "$WORK/small" && echo f*)" "$@"
-bench "100 x 1 MiB" "$WORK/medium" "$(cd "$WORK/medium" && echo f*)" "$@"
+drop_caches() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
 
+WORKLOADS=("one 1 GiB file" "100 files of 1 MiB" "10,000 files of 4 KiB" "\`-c\` over the 10,000 files")
+# The arguments of each workload, and the directory it runs in.
+args_of() {
+	case $1 in
+	0) echo "$WORK" big ;;
+	1) echo "$WORK/medium" "$(cd "$WORK/medium" && echo f*)" ;;
+	2) echo "$WORK/small" "$(cd "$WORK/small" && echo f*)" ;;
+	3) echo "$WORK/small" -c "$WORK/SUMS" ;;
+	esac
+}
+PROGRAMS=(gnu ours spinning)
+run_program() {
+	local prog=$1 dir=$2
+	shift 2
+	case $prog in
+	gnu) elapsed "$dir" "$GNU" "$@" ;;
+	ours) elapsed "$dir" "$OURS" "$@" ;;
+	spinning) elapsed "$dir" env MD5SUM_SYSFS="$SPIN" "$OURS" "$@" ;;
+	esac
+}
+
+declare -A TIMES
+for w in 0 1 2 3; do
+	read -r dir words < <(args_of "$w")
+	read -ra argv <<<"$words"
+	echo "${WORKLOADS[$w]}..."
+	# One run of each, warm, not counted.
+	for p in "${PROGRAMS[@]}"; do run_program "$p" "$dir" "${argv[@]}" >/dev/null; done
+	for _ in $(seq "$RUNS"); do
+		for cache in cold warm; do
+			[ "$cache" = warm ] || [ "$COLD" = 1 ] || continue
+			for p in "${PROGRAMS[@]}"; do
+				[ "$cache" = warm ] || drop_caches
+				TIMES[$w,$p,$cache]+="$(run_program "$p" "$dir" "${argv[@]}") "
+			done
+		done
+	done
+done
+
+median() {
+	tr ' ' '\n' | grep . | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : int((v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+cell() {
+	local w=$1 p=$2 cache=$3 g o
+	if [ -z "${TIMES[$w,$p,$cache]:-}" ]; then
+		echo "skipped"
+		return
+	fi
+	g=$(median <<<"${TIMES[$w,gnu,$cache]}")
+	o=$(median <<<"${TIMES[$w,$p,$cache]}")
+	awk -v g="$g" -v o="$o" 'BEGIN { printf "%d / %d ms = %.2f×", g, o, g / o }'
+}
 {
 	echo
-	echo "| workload | coreutils md5sum | md5sum | speed-up | md5sum -j $JOBS | speed-up |"
-	echo "|---|---|---|---|---|---|"
-	for md in "${results[@]}"; do
-		# hyperfine's markdown: | command | mean ± σ | min | max | relative |
-		awk -F'|' '
-			NR > 2 { gsub(/`/, "", $2); name[NR] = $2; mean[NR] = $3 }
-			END {
-				w = name[3]; sub(/^ *coreutils \(/, "", w); sub(/\) *$/, "", w)
-				split(mean[3], g, " "); split(mean[4], o, " "); split(mean[5], j, " ")
-				printf "| %s | %s ms | %s ms | %.2fx | %s ms | %.2fx |\n", w, g[1], o[1], g[1] / o[1], j[1], g[1] / j[1]
-			}' "$md"
+	echo "Medians of $RUNS runs, default -j; GNU md5sum / md5sum:"
+	echo
+	echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
+	echo "|---|--:|--:|--:|--:|"
+	for w in 0 1 2 3; do
+		echo "| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
 	done
 } | tee "${OUT:-/dev/null}"

@@ -71,11 +71,6 @@ fn write_all(stream: Stream, data: &[u8]) -> io::Result<()> {
     }
 }
 
-/// EBADF, the error of a closed descriptor.
-pub fn ebadf() -> io::Error {
-    io::Error::from_raw_os_error(9)
-}
-
 /// The text of an OS error as `strerror` gives it, without Rust's
 /// " (os error N)" suffix.
 pub fn reason(e: &io::Error) -> String {

@@ -1,6 +1,6 @@
 //! File names in messages, quoted as coreutils' `quotef` does (gnulib's
-//! "shell-escape" style with `:` also quoted), and the backslash escaping of
-//! names in checksum lines.
+//! "shell-escape" style with `:` also quoted). (The backslash escaping of
+//! names in checksum lines is `md5sum::record`'s.)
 //!
 //! Rules, as gnulib's `quotearg` applies them (coreutils 9.1):
 //! - a name made only of safe characters is printed as is;
@@ -203,24 +203,6 @@ fn escape_byte(out: &mut Vec<u8>, c: u8) {
         }
     };
     out.extend_from_slice(&[b'\\', letter]);
-}
-
-/// Whether a name gets the `\` line prefix in output lines: it holds a
-/// backslash, a newline or a carriage return.
-pub fn problematic(name: &[u8]) -> bool {
-    name.iter().any(|&b| matches!(b, b'\\' | b'\n' | b'\r'))
-}
-
-/// Appends `name` with `\`, newline and carriage return escaped.
-pub fn escape_into(out: &mut Vec<u8>, name: &[u8]) {
-    for &b in name {
-        match b {
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            _ => out.push(b),
-        }
-    }
 }
 
 #[cfg(test)]

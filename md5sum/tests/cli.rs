@@ -1084,3 +1084,103 @@ fn huge_check_lines() {
         }
     }
 }
+
+/// The output file is also an input (`md5sum * > MD5SUMS`, run again): a
+/// line is on stdout before any later input that may be the output file
+/// is read, as GNU md5sum writes each line before it opens the next file,
+/// with every thread count, among many files, through another name for
+/// the file, and in check mode.
+#[test]
+fn output_file_is_also_an_input() {
+    let t = TempDir::new();
+    t.file("a", b"a\n");
+    let want = b"60b725f10c9c85c70d97880dfe8191b3  a\nc8117214390b754190ee8df68333717f  sums\n";
+    for jobs in ["", "{-j1}", "{-j2}", "{-j8}"] {
+        let r = same_shell_ours(t.path(), &format!("\"$0\" {jobs} a sums > sums; cat sums"));
+        assert_eq!(r.stdout, want, "{jobs}: {r}");
+    }
+    let mut names = Vec::new();
+    for i in 0..300 {
+        let name = format!("f{i:03}");
+        t.file(&name, &noise(i * 37 % 70_000, i as u64 + 3));
+        names.push(name);
+    }
+    let (before, after) = (names[..150].join(" "), names[150..].join(" "));
+    for jobs in ["", "{-j1}", "{-j8}"] {
+        let script = format!("ln -sf out link; \"$0\" {jobs} {before} link {after} > out; cat out");
+        let r = same_shell_ours(t.path(), &script);
+        let lines: Vec<&[u8]> = r.stdout.split(|&b| b == b'\n').collect();
+        // What `out` held when it was read: the 150 lines before it.
+        let held: Vec<u8> = r.stdout[..lines[..150].iter().map(|l| l.len() + 1).sum()].to_vec();
+        assert_eq!(
+            lines[150],
+            format!("{}  link", md5_hex(&held)).as_bytes(),
+            "{jobs}"
+        );
+    }
+    // Check mode: `out` holds `a: OK` when it is checked.
+    t.file(
+        "list",
+        format!("{}  a\n{}  out\n", md5_hex(b"a\n"), md5_hex(b"a: OK\n")).as_bytes(),
+    );
+    for jobs in ["", "{-j1}", "{-j8}"] {
+        let r = same_shell_ours(
+            t.path(),
+            &format!("\"$0\" {jobs} -c list > out; echo $?; cat out"),
+        );
+        assert_eq!(r.stdout, b"0\na: OK\nout: OK\n", "{jobs}: {r}");
+    }
+}
+
+/// A checksum list read through `/dev/stdin` from a pipe, with an entry for
+/// `-`: the list is read as GNU md5sum reads it (one line at a time through
+/// a buffer of the pipe's block size, 4 KiB), so the `-` entry hashes the
+/// rest of the pipe.
+#[test]
+fn check_list_and_its_dash_entry_share_a_pipe() {
+    let t = TempDir::new();
+    let rest = b"# the rest of the pipe, which the - entry hashes\n".repeat(40);
+    let mut list = format!("{}  -\n", md5_hex(&rest)).into_bytes();
+    let pad = 4096 - list.len() - 2;
+    list.push(b'#');
+    list.extend(std::iter::repeat_n(b'x', pad));
+    list.push(b'\n');
+    assert_eq!(list.len(), 4096);
+    list.extend_from_slice(&rest);
+    // The whole list is in the pipe before md5sum starts, so that every
+    // read of it returns as much as asked for.
+    let run = |bin: &str, jobs: Option<&str>| {
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        writer.write_all(&list).unwrap();
+        drop(writer);
+        let mut cmd = Command::new(bin);
+        cmd.arg0("md5sum").args(jobs).args(["-c", "/dev/stdin"]);
+        let out = cmd.current_dir(t.path()).stdin(reader).output().unwrap();
+        Run {
+            stdout: out.stdout,
+            stderr: out.stderr,
+            code: out.status.code(),
+        }
+    };
+    for jobs in [None, Some("-j1"), Some("-j8")] {
+        let r = run(OURS, jobs);
+        assert_eq!(
+            (&r.stdout[..], &r.stderr[..], r.code),
+            (&b"-: OK\n"[..], &b""[..], Some(0)),
+            "{jobs:?}: {r}"
+        );
+    }
+    if let Some(g) = gnu() {
+        assert_eq!(run(g, None), run(OURS, None));
+    }
+    // The reproducer: how much of the pipe the list's first read
+    // gets depends on timing, but never all of it.
+    let r = same_shell(
+        t.path(),
+        &format!(
+            "{{ echo '{EMPTY}  -'; yes '# padding padding' | head -300; }} | exec -a md5sum \"$0\" -c /dev/stdin"
+        ),
+    );
+    assert_eq!(r.stdout, b"-: FAILED\n");
+    assert_eq!(r.code, Some(1));
+}

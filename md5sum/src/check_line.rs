@@ -9,8 +9,9 @@
 //!   decides the question decides it for the rest of the run;
 //! - a leading `\` marks a name escaped with `\\`, `\n` and `\r`.
 //!
-//! [`parse`]'s caller has already removed the line ending (`\n`, then one
-//! `\r`) and skipped empty lines and `#` comments.
+//! A list is read entry by entry with [`List`]: it removes each line's
+//! ending (`\n`, then one `\r`), skips empty lines and `#` comments, and
+//! parses the rest with [`parse`].
 //!
 //! Lines are read with [`read_line`], which holds at most [`HOLD`] bytes of
 //! one: GNU md5sum holds a line whole whatever its length, and where memory
@@ -48,7 +49,9 @@ pub fn read_line<R: BufRead>(r: &mut R, buf: &mut Vec<u8>) -> io::Result<Read> {
     read_line_within(r, buf, HOLD, SKIP_MAX)
 }
 
-fn read_line_within<R: BufRead>(
+/// [`read_line`] with other bounds: lines longer than `hold` are skipped,
+/// and one longer than `skip_max` ends the list.
+pub fn read_line_within<R: BufRead>(
     r: &mut R,
     buf: &mut Vec<u8>,
     hold: usize,
@@ -68,7 +71,8 @@ fn read_line_within<R: BufRead>(
     let mut ended = buf.last() == Some(&b'\n');
     while !ended {
         buf.clear();
-        let k = r.by_ref().take(64 * 1024).read_until(b'\n', buf)?;
+        // In pieces no larger than a held line.
+        let k = r.by_ref().take(hold as u64 + 1).read_until(b'\n', buf)?;
         total += k as u64;
         ended = k == 0 || buf.last() == Some(&b'\n');
         if total > skip_max {
@@ -80,12 +84,26 @@ fn read_line_within<R: BufRead>(
     Ok(Read::TooLong(first))
 }
 
-/// A well-formed line: the expected hash (32 hex digits, either case) and
-/// the file name, unescaped.
+/// A well-formed line: the expected hash (32 hex digits, either case),
+/// the file name, unescaped, and the line's format.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Line {
     pub hex: [u8; 32],
     pub name: Vec<u8>,
+    pub format: Format,
+}
+
+/// How a line was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `HASH  NAME`.
+    Text,
+    /// `HASH *NAME`.
+    Binary,
+    /// `MD5 (NAME) = HASH`.
+    Tag,
+    /// `HASH NAME` (BSD's `md5 -r`).
+    Reversed,
 }
 
 /// Whether standard and reversed-BSD lines were seen: `None` until a line
@@ -178,14 +196,23 @@ pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
         }
         h
     };
+    let format;
     if s.len() - i == 1 || (at(s, i) != b' ' && at(s, i) != b'*') {
         if *reversed == Some(false) {
             return None;
         }
         *reversed = Some(true);
+        format = Format::Reversed;
     } else if *reversed != Some(true) {
         *reversed = Some(false);
+        format = if at(s, i) == b'*' {
+            Format::Binary
+        } else {
+            Format::Text
+        };
         i += 1; // the ' ' or '*' mode character
+    } else {
+        format = Format::Reversed;
     }
     let name = &s[i..];
     let name = if escaped {
@@ -193,7 +220,7 @@ pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
     } else {
         c_str(name)
     };
-    Some(Line { hex, name })
+    Some(Line { hex, name, format })
 }
 
 /// Parses what follows `MD5 (` in a BSD line.
@@ -216,7 +243,104 @@ fn parse_bsd(s: &[u8], escaped: bool) -> Option<Line> {
         i += 1;
     }
     let hex = hex_at(s, i)?;
-    Some(Line { hex, name })
+    Some(Line {
+        hex,
+        name,
+        format: Format::Tag,
+    })
+}
+
+/// One entry of a checksum list, in order.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Entry {
+    /// A well-formed line, with its number.
+    Line(u64, Line),
+    /// An improperly formatted line, by its number.
+    Bad(u64),
+    /// Reading the list failed; it ends here.
+    ReadError,
+}
+
+/// The entries of a checksum list, read from `reader` one line at a time
+/// (never further ahead than the line asked for).
+pub struct List<'r, R> {
+    reader: R,
+    reversed: &'r mut Reversed,
+    buf: Vec<u8>,
+    line_no: u64,
+    done: bool,
+    hold: usize,
+    skip_max: u64,
+}
+
+impl<'r, R: BufRead> List<'r, R> {
+    /// A list whose lines decide the reversed-BSD question in `reversed`,
+    /// which later lists share.
+    pub fn new(reader: R, reversed: &'r mut Reversed) -> Self {
+        Self::with_bounds(reader, reversed, HOLD, SKIP_MAX)
+    }
+
+    /// [`List::new`] with other bounds, as in [`read_line_within`].
+    pub fn with_bounds(reader: R, reversed: &'r mut Reversed, hold: usize, skip_max: u64) -> Self {
+        List {
+            reader,
+            reversed,
+            buf: Vec::new(),
+            line_no: 0,
+            done: false,
+            hold,
+            skip_max,
+        }
+    }
+
+    /// The buffer the last line was read into (for bounds checks).
+    pub fn buffer(&self) -> &Vec<u8> {
+        &self.buf
+    }
+}
+
+impl<R: BufRead> Iterator for List<'_, R> {
+    type Item = Entry;
+
+    fn next(&mut self) -> Option<Entry> {
+        loop {
+            if self.done {
+                return None;
+            }
+            self.line_no += 1;
+            let got = read_line_within(&mut self.reader, &mut self.buf, self.hold, self.skip_max);
+            let line = match got {
+                Ok(Read::Line) => &self.buf[..],
+                Ok(Read::Eof) | Ok(Read::Endless) => {
+                    self.done = true;
+                    continue;
+                }
+                Ok(Read::TooLong(b'#')) => continue,
+                Ok(Read::TooLong(_)) => return Some(Entry::Bad(self.line_no)),
+                Err(_) => {
+                    self.done = true;
+                    return Some(Entry::ReadError);
+                }
+            };
+            if line[0] == b'#' {
+                continue;
+            }
+            let mut len = line.len();
+            if line[len - 1] == b'\n' {
+                len -= 1;
+            }
+            if len > 0 && line[len - 1] == b'\r' {
+                len -= 1;
+            }
+            if len == 0 {
+                continue;
+            }
+            return Some(match parse(&line[..len], self.reversed) {
+                Some(l) => Entry::Line(self.line_no, l),
+                None => Entry::Bad(self.line_no),
+            });
+        }
+    }
 }
 
 #[cfg(test)]
@@ -288,6 +412,32 @@ mod tests {
             read_line_within(&mut r, &mut buf, 8, 16).unwrap(),
             Read::Eof
         );
+    }
+
+    #[test]
+    fn lists_entry_by_entry() {
+        let list = format!("# c\n{H}  a\r\n\n{H} *b\nbad\nMD5 (c) = {H}\n{H} d\n");
+        let mut r = None;
+        let got: Vec<Entry> = List::new(list.as_bytes(), &mut r).collect();
+        let line = |name: &str, format| Line {
+            hex: H.as_bytes().try_into().unwrap(),
+            name: name.into(),
+            format,
+        };
+        assert_eq!(
+            got,
+            [
+                Entry::Line(2, line("a", Format::Text)),
+                Entry::Line(4, line("b", Format::Binary)),
+                Entry::Bad(5),
+                Entry::Line(6, line("c", Format::Tag)),
+                // Standard lines were seen: a reversed one is refused.
+                Entry::Bad(7),
+            ]
+        );
+        let mut r = None;
+        let got: Vec<Entry> = List::new(format!("{H} d\n").as_bytes(), &mut r).collect();
+        assert_eq!(got, [Entry::Line(1, line("d", Format::Reversed))]);
     }
 
     #[test]

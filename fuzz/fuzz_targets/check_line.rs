@@ -1,0 +1,97 @@
+//! md5sum's checksum-list parser (`md5sum::check_line`) over arbitrary
+//! lists, read through buffers of every size from 1 byte up and starting
+//! in each reversed-BSD state: it never panics, reads at most one entry
+//! per byte of input (no endless loop), never holds more of a line than
+//! its bound, and every line it accepts, written back out by md5sum's own
+//! line writer (`md5sum::record`), parses to the same digest, name and
+//! format. (A reversed-BSD line, which md5sum never writes, is written as
+//! a text line and comes back as one; an empty name in a text line, which
+//! it cannot write, is left out.)
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use md5sum::check_line::{Entry, Format, Line, List};
+use md5sum::record::{write_line, Style};
+use std::io::BufReader;
+
+/// The line bounds, small so that the fuzzer reaches them.
+const HOLD: usize = 300;
+const SKIP_MAX: u64 = 5000;
+
+fn nibble(c: u8) -> u8 {
+    match c {
+        b'0'..=b'9' => c - b'0',
+        b'a'..=b'f' => c - b'a' + 10,
+        b'A'..=b'F' => c - b'A' + 10,
+        _ => panic!("the parser accepted a non-hex digit {c:#x}"),
+    }
+}
+
+fn digest(hex: &[u8; 32]) -> [u8; 16] {
+    let mut d = [0u8; 16];
+    for (i, b) in d.iter_mut().enumerate() {
+        *b = nibble(hex[2 * i]) << 4 | nibble(hex[2 * i + 1]);
+    }
+    d
+}
+
+/// Writes `line` as md5sum writes lines, and parses it back.
+fn round_trip(line: &Line) {
+    let (style, format) = match line.format {
+        Format::Text | Format::Reversed => (Style::Text, Format::Text),
+        Format::Binary => (Style::Binary, Format::Binary),
+        Format::Tag => (Style::Tag, Format::Tag),
+    };
+    let d = digest(&line.hex);
+    let mut written = Vec::new();
+    write_line(&mut written, &d, &line.name, style, false);
+    let mut reversed = None;
+    let mut again = List::new(&written[..], &mut reversed);
+    match again.next() {
+        Some(Entry::Line(1, back)) => {
+            assert_eq!(digest(&back.hex), d, "{written:?}");
+            assert_eq!(back.name, line.name, "{written:?}");
+            assert_eq!(back.format, format, "{written:?}");
+        }
+        other => panic!("{written:?} of {line:?} parses as {other:?}"),
+    }
+    assert_eq!(again.next(), None, "{written:?} is one line");
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, list)) = data.split_first() else {
+        return;
+    };
+    let mut reversed = [None, Some(false), Some(true)][usize::from(sel % 3)];
+    let capacity = 1 + usize::from(sel / 3) * 7;
+    let mut entries = List::with_bounds(
+        BufReader::with_capacity(capacity, list),
+        &mut reversed,
+        HOLD,
+        SKIP_MAX,
+    );
+    let mut n = 0;
+    while let Some(entry) = entries.next() {
+        n += 1;
+        assert!(n <= list.len(), "more entries than bytes");
+        let held = entries.buffer();
+        assert!(
+            held.len() <= HOLD + 1,
+            "held {} bytes of a line",
+            held.len()
+        );
+        assert!(
+            held.capacity() <= 2 * (HOLD + 1) + capacity,
+            "a buffer of {}",
+            held.capacity()
+        );
+        match entry {
+            // A text line whose name ends at once in a NUL (`HASH  \0x`)
+            // names "" as GNU's does; no file has that name, and md5sum
+            // never writes it.
+            Entry::Line(_, line) if line.name.is_empty() && line.format != Format::Tag => {}
+            Entry::Line(_, line) => round_trip(&line),
+            _ => {}
+        }
+    }
+});

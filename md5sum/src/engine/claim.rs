@@ -1,0 +1,469 @@
+//! Hashing one claim (a run of regular files in input order) on one
+//! thread: files that turn out small are read whole and hashed together
+//! through [`hash_batch`]; large ones are streamed side by side through
+//! [`Lanes`] when the multi-buffer kernel is a SIMD one, else one at a
+//! time with their reads on a reader thread ([`stream`]).
+//!
+//! Reading follows the I/O policy ([`io_policy`]): a file's first read
+//! does not wait for the disk. What is not in the page cache is asked of
+//! the kernel for the whole claim at once and read after the rest, so
+//! that many reads are in flight; on a spinning disk it is read instead in
+//! the claim's turn, in order, and hashed after the turn is passed.
+
+use super::fds::{open, Opened};
+use super::io_policy::{self, Held, Ticket};
+use super::stream::{self, fill, fill_until};
+use super::{Config, HashError, Outcome, Res};
+use crate::sys::{self, Cached};
+use md5::multi::{self, Lanes};
+use md5::{Digest, Md5};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A file read whole when it is at most this long; longer ones are streamed.
+pub const SMALL_MAX: usize = 64 * 1024;
+/// Read size per lane when large files are streamed side by side; AVX2's
+/// 24 lanes of it stay within a core's L2 cache.
+const LANE_READ: usize = 16 * 1024;
+
+/// Hashing a file of this name panics (test builds only).
+#[cfg(test)]
+pub const PANIC_HERE: &str = "panic-here";
+
+/// Hashes several whole messages. Small files meet the multi-buffer
+/// backend here and nowhere else.
+pub fn hash_batch(msgs: &[&[u8]], out: &mut [[u8; 16]]) {
+    multi::digest_many_into(msgs, out);
+}
+
+/// Whether a read can be told not to wait for the disk here; cleared the
+/// first time the platform says it cannot.
+static PROBE: AtomicBool = AtomicBool::new(cfg!(all(target_os = "linux", target_env = "gnu")));
+
+/// Per-thread buffers, reused from claim to claim.
+pub struct Worker<'c, 'a> {
+    cfg: &'c Config<'a>,
+    spare: Vec<u8>,
+    slots: Vec<Vec<u8>>,
+}
+
+/// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`.
+struct Large {
+    pos: usize,
+    file: Opened,
+    buf: Vec<u8>,
+}
+
+/// An open file whose first bytes were not in the page cache: the kernel
+/// has been asked for them, and it is read after the others.
+struct Later {
+    pos: usize,
+    len: u64,
+    file: Opened,
+}
+
+/// A file on a spinning disk read whole in the disk's turn.
+struct InMemory {
+    pos: usize,
+    data: Vec<u8>,
+    _held: Held,
+}
+
+/// What a claim has found so far, by position in the claim.
+#[derive(Default)]
+struct Found {
+    out: Vec<Option<Res>>,
+    /// (position, slot, length) of files read whole into slots.
+    small: Vec<(usize, usize, usize)>,
+    large: Vec<Large>,
+    later: Vec<Later>,
+    in_memory: Vec<InMemory>,
+    /// (position, length) of files on a spinning disk, not in memory.
+    on_disk: Vec<(usize, u64)>,
+}
+
+/// How a first read went.
+enum First {
+    /// Handled: read whole into a slot, opened as a large file, or failed.
+    Done,
+    /// Not in the page cache; the file comes back, nothing read.
+    NotCached(Opened),
+}
+
+impl<'c, 'a> Worker<'c, 'a> {
+    pub fn new(cfg: &'c Config<'a>) -> Self {
+        Worker {
+            cfg,
+            spare: Vec::new(),
+            slots: Vec::new(),
+        }
+    }
+
+    /// Hashes the rest of `src` into `h`.
+    fn stream(&mut self, h: Md5, src: impl io::Read + Send) -> io::Result<[u8; 16]> {
+        stream::hash_rest(h, src, self.cfg.bytes, &mut self.spare)
+    }
+
+    /// Hashes standard input (from wherever earlier reads left it).
+    pub fn hash_stdin(&mut self) -> Outcome {
+        super::READ_STDIN.store(true, Ordering::Relaxed);
+        if super::STDIN_CLOSED.load(Ordering::Relaxed) {
+            return Err(HashError {
+                err: sys::ebadf(),
+                at_open: false,
+            });
+        }
+        self.stream(Md5::new(), io::stdin())
+            .map_err(|err| HashError {
+                err,
+                at_open: false,
+            })
+    }
+
+    /// Opens and streams one input, alone.
+    pub fn hash_alone(&mut self, path: &Path) -> Outcome {
+        let file = open(path, || false).map_err(|err| HashError { err, at_open: true })?;
+        self.stream(Md5::new(), file).map_err(|err| HashError {
+            err,
+            at_open: false,
+        })
+    }
+
+    /// Hashes a claim of regular files, returning each outcome with its
+    /// index. Inputs that are not regular files, and the file standard
+    /// output writes to, come back as [`Res::Alone`]. `ticket` is the
+    /// claim's place in the spinning disks' order.
+    pub fn hash_files(
+        &mut self,
+        claim: &[(usize, PathBuf)],
+        ticket: Ticket<'_>,
+    ) -> Vec<(usize, Res)> {
+        let mut f = Found {
+            out: claim.iter().map(|_| None).collect(),
+            ..Found::default()
+        };
+        for (pos, (_, path)) in claim.iter().enumerate() {
+            #[cfg(test)]
+            if path.ends_with(PANIC_HERE) {
+                panic!("injected failure");
+            }
+            // A failed stat is left to the open, which fails the same way.
+            let (len, spinning) = match std::fs::metadata(path) {
+                Ok(m) if !m.is_file() => {
+                    f.out[pos] = Some(Res::Alone(path.clone()));
+                    continue;
+                }
+                // Read in order, after every line before it is written:
+                // what it holds then is what GNU md5sum would read.
+                Ok(m) if self.cfg.output.is_some() && sys::file_id(&m) == self.cfg.output => {
+                    f.out[pos] = Some(Res::Alone(path.clone()));
+                    continue;
+                }
+                Ok(m) => (
+                    m.len(),
+                    self.cfg
+                        .sysfs
+                        .is_some_and(|s| io_policy::on_spinning_disk(s, &m)),
+                ),
+                Err(_) => (SMALL_MAX as u64, false),
+            };
+            let Some(file) = self.open_in_claim(&mut f, pos, path) else {
+                continue;
+            };
+            if spinning && len > SMALL_MAX as u64 && !mostly_cached(&file, len) {
+                f.on_disk.push((pos, len));
+                continue;
+            }
+            if let First::NotCached(file) = self.read_first(&mut f, pos, file, len, true) {
+                if spinning {
+                    f.on_disk.push((pos, len));
+                } else {
+                    sys::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
+                    f.later.push(Later { pos, len, file });
+                }
+            }
+        }
+        self.read_later(&mut f);
+        if f.on_disk.is_empty() {
+            drop(ticket);
+        } else {
+            // Hold no descriptor while waiting: an earlier claim may need
+            // one to take its turn.
+            self.finish_large(&mut f);
+            ticket.wait();
+            self.read_in_turn(&mut f, claim);
+            drop(ticket);
+        }
+        self.hash_in_memory(&mut f);
+        self.finish_large(&mut f);
+        claim
+            .iter()
+            .zip(f.out)
+            .map(|((idx, _), r)| (*idx, r.expect("every input of a claim has an outcome")))
+            .collect()
+    }
+
+    /// Opens a file of the claim; an error goes to its place in `out`.
+    /// When no descriptor is left, this thread's open files are read and
+    /// hashed first, to close them.
+    fn open_in_claim(&mut self, f: &mut Found, pos: usize, path: &Path) -> Option<Opened> {
+        let opened = open(path, || {
+            if !f.later.is_empty() {
+                self.read_later(f);
+                true
+            } else if !f.large.is_empty() {
+                self.finish_large(f);
+                true
+            } else {
+                false
+            }
+        });
+        opened
+            .map_err(|err| f.out[pos] = Some(Res::Done(Err(HashError { err, at_open: true }))))
+            .ok()
+    }
+
+    /// Reads a file's first [`SMALL_MAX`] bytes: a file that ends there
+    /// goes to `small` (its bytes in a slot), an error to `out`, and a
+    /// longer file to `large`, open. `len`, the length the file had a
+    /// moment ago, sizes the first read, so that small files take little
+    /// memory, and ends it: reading exactly that much means the file was
+    /// read whole (one that grew since would have filled more of the
+    /// buffer), which saves the read that returns 0, a fifth of the system
+    /// calls for a small file. With `probe`, a first read that would wait
+    /// for the disk is not made.
+    fn read_first(
+        &mut self,
+        f: &mut Found,
+        pos: usize,
+        mut file: Opened,
+        len: u64,
+        probe: bool,
+    ) -> First {
+        let slot = f.small.len();
+        while self.slots.len() <= slot {
+            self.slots.push(Vec::new());
+        }
+        let mut buf = std::mem::take(&mut self.slots[slot]);
+        let first = usize::try_from(len).map_or(SMALL_MAX, |l| (l + 1).min(SMALL_MAX));
+        buf.resize(first, 0);
+        let known = usize::try_from(len).ok().filter(|&l| l > 0 && l < first);
+        let mut n = 0;
+        let mut eof = false;
+        if probe && PROBE.load(Ordering::Relaxed) {
+            match sys::read_cached(file.file(), &mut buf) {
+                Cached::Read(k) => {
+                    self.cfg.bytes.fetch_add(k as u64, Ordering::Relaxed);
+                    (n, eof) = (k, k == 0);
+                }
+                Cached::No => {
+                    self.slots[slot] = buf;
+                    return First::NotCached(file);
+                }
+                Cached::Unknown => PROBE.store(false, Ordering::Relaxed),
+            }
+        }
+        let mut read = Ok(n);
+        if !eof && known != Some(n) {
+            read = fill_until(&mut file, &mut buf, n, known, self.cfg.bytes);
+        }
+        if matches!(read, Ok(n) if n == first && first < SMALL_MAX) {
+            buf.resize(SMALL_MAX, 0);
+            read = fill(&mut file, &mut buf[first..], self.cfg.bytes).map(|more| first + more);
+        }
+        match read {
+            Ok(n) if n < SMALL_MAX => {
+                f.small.push((pos, slot, n));
+                self.slots[slot] = buf;
+            }
+            Ok(_) => f.large.push(Large { pos, file, buf }),
+            Err(err) => {
+                f.out[pos] = Some(Res::Done(Err(HashError {
+                    err,
+                    at_open: false,
+                })));
+                self.slots[slot] = buf;
+            }
+        }
+        First::Done
+    }
+
+    /// Reads the files whose first bytes were not in the page cache (by
+    /// now the kernel has had them in flight).
+    fn read_later(&mut self, f: &mut Found) {
+        for l in std::mem::take(&mut f.later) {
+            self.read_first(f, l.pos, l.file, l.len, false);
+        }
+    }
+
+    /// Reads the claim's files on spinning disks, in order, in the claim's
+    /// turn: each whole into memory while [`io_policy::hold`] allows, else
+    /// streamed (read as it is hashed) in its turn. Hashing what was read
+    /// whole waits for [`Worker::hash_in_memory`], after the turn.
+    fn read_in_turn(&mut self, f: &mut Found, claim: &[(usize, PathBuf)]) {
+        let on_disk = std::mem::take(&mut f.on_disk);
+        for (i, &(pos, len)) in on_disk.iter().enumerate() {
+            self.cfg.read_in_turn.fetch_add(1, Ordering::Relaxed);
+            // The next file is asked of the kernel while this one is read,
+            // so that the disk, still in order, always has the next read.
+            if let Some(&(next, next_len)) = on_disk.get(i + 1).filter(|n| n.1 > SMALL_MAX as u64) {
+                if let Ok(file) = open(&claim[next].1, || false) {
+                    sys::will_need(file.file(), 0, next_len.min(io_policy::HINT_MAX_IN_TURN));
+                }
+            }
+            let Some(mut file) = self.open_in_claim(f, pos, &claim[pos].1) else {
+                continue;
+            };
+            if len <= SMALL_MAX as u64 {
+                self.read_first(f, pos, file, len, false);
+                // One that grew past a slot is streamed now, in its turn.
+                self.finish_large(f);
+                continue;
+            }
+            let room = io_policy::hold(len).and_then(|held| Some((held, buffer_for(len)?)));
+            let r = match room {
+                Some((held, buf)) => read_whole(&mut file, buf, self.cfg.bytes).map(|data| {
+                    f.in_memory.push(InMemory {
+                        pos,
+                        data,
+                        _held: held,
+                    });
+                    None
+                }),
+                None => self.stream(Md5::new(), file).map(Some),
+            };
+            match r {
+                Ok(None) => {}
+                Ok(Some(d)) => f.out[pos] = Some(Res::Done(Ok(d))),
+                Err(err) => f.out[pos] = Some(done(Err(err))),
+            }
+        }
+    }
+
+    /// Hashes the files read whole (into slots, or into memory in a disk's
+    /// turn) in one batch.
+    fn hash_in_memory(&mut self, f: &mut Found) {
+        if f.small.is_empty() && f.in_memory.is_empty() {
+            return;
+        }
+        let in_memory = std::mem::take(&mut f.in_memory);
+        let msgs: Vec<&[u8]> = f
+            .small
+            .iter()
+            .map(|&(_, slot, n)| &self.slots[slot][..n])
+            .chain(in_memory.iter().map(|m| &m.data[..]))
+            .collect();
+        let mut digests = vec![[0u8; 16]; msgs.len()];
+        hash_batch(&msgs, &mut digests);
+        let positions = f
+            .small
+            .drain(..)
+            .map(|s| s.0)
+            .chain(in_memory.iter().map(|m| m.pos));
+        for (pos, d) in positions.zip(digests) {
+            f.out[pos] = Some(Res::Done(Ok(d)));
+        }
+    }
+
+    /// Hashes the large files found so far into their places in `out`.
+    fn finish_large(&mut self, f: &mut Found) {
+        let large = std::mem::take(&mut f.large);
+        let finished = if large.len() >= 2 && multi::backend() != "portable" {
+            self.hash_lanes(large)
+        } else {
+            large
+                .into_iter()
+                .map(|l| {
+                    let mut h = Md5::new();
+                    h.update(&l.buf);
+                    (l.pos, self.stream(h, l.file))
+                })
+                .collect()
+        };
+        for (pos, r) in finished {
+            f.out[pos] = Some(done(r));
+        }
+    }
+
+    /// Streams several large files at once, one per lane of the
+    /// multi-buffer kernel; when a file ends, the next one takes its lane.
+    fn hash_lanes(&mut self, large: Vec<Large>) -> Vec<(usize, io::Result<[u8; 16]>)> {
+        // As many files as the kernel has lanes: more would only hold more
+        // descriptors and buffers open for no speed.
+        let width = large.len().min(multi::lanes()).max(1);
+        let mut lanes = Lanes::new(width);
+        let mut waiting = large.into_iter();
+        // Each busy lane holds a full chunk (a multiple of 64 bytes) that
+        // the next `update` hashes; its length is kept beside it.
+        let mut busy: Vec<Option<(Large, usize)>> = (0..width)
+            .map(|_| waiting.next().map(|l| (l, SMALL_MAX)))
+            .collect();
+        let mut finished = Vec::new();
+        while busy.iter().any(Option::is_some) {
+            let chunks: Vec<&[u8]> = busy
+                .iter()
+                .map(|b| b.as_ref().map_or(&[][..], |(l, n)| &l.buf[..*n]))
+                .collect();
+            lanes.update(&chunks);
+            for (lane, b) in busy.iter_mut().enumerate() {
+                let Some((l, n)) = b else { continue };
+                let want = LANE_READ.min(l.buf.len());
+                match fill(&mut l.file, &mut l.buf[..want], self.cfg.bytes) {
+                    Ok(k) if k == want => {
+                        *n = k;
+                        continue;
+                    }
+                    Ok(k) => finished.push((l.pos, Ok(lanes.finalize_lane(lane, &l.buf[..k])))),
+                    Err(e) => {
+                        lanes.reset_lane(lane);
+                        finished.push((l.pos, Err(e)));
+                    }
+                }
+                *b = waiting.next().map(|l| (l, SMALL_MAX));
+            }
+        }
+        finished
+    }
+}
+
+/// The outcome of a file that opened: a read error, if any, is not an
+/// open error.
+fn done(r: io::Result<[u8; 16]>) -> Res {
+    Res::Done(r.map_err(|err| HashError {
+        err,
+        at_open: false,
+    }))
+}
+
+/// A buffer for the whole of a file `len` bytes long, and one byte more
+/// (to see that it grew), if memory for it can be had.
+fn buffer_for(len: u64) -> Option<Vec<u8>> {
+    let n = usize::try_from(len).ok()?.checked_add(1)?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(n).ok()?;
+    data.resize(n, 0);
+    Some(data)
+}
+
+/// Reads the whole of a file into `data` (made by [`buffer_for`]), and
+/// any bytes it has gained since, with reads as large as the file.
+fn read_whole(
+    file: &mut Opened,
+    mut data: Vec<u8>,
+    bytes: &std::sync::atomic::AtomicU64,
+) -> io::Result<Vec<u8>> {
+    let mut n = fill(file, &mut data, bytes)?;
+    while n == data.len() {
+        data.resize(n + SMALL_MAX, 0);
+        n += fill(file, &mut data[n..], bytes)?;
+    }
+    data.truncate(n);
+    Ok(data)
+}
+/// Whether a large file is in the page cache, but for a few pages (the
+/// kernel drops single pages now and then; reading those few outside the
+/// disk's turn costs a few short seeks, not the turn).
+fn mostly_cached(file: &Opened, len: u64) -> bool {
+    sys::cached_sixteenths(file.file(), len).is_some_and(|s| s >= 15)
+}

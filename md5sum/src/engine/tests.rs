@@ -1,0 +1,181 @@
+//! The engine end to end: digests in input order whatever the sizes, the
+//! thread count and the disk, spinning disks read in their turn, and
+//! panics that end a run without a hang.
+
+use super::claim::PANIC_HERE;
+#[cfg(unix)]
+use super::io_policy::major_minor;
+#[cfg(unix)]
+use super::io_policy::tests::{fake_sysfs, Disk};
+use super::*;
+use md5::{Digest, Md5};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::Ordering;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// What `run` returned, the digests consumed (by index) and how many
+/// files were read in a spinning disk's turn.
+type RunResult = (Result<(), Failed>, Vec<(usize, [u8; 16])>, usize);
+
+pub fn temp_dir(tag: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("md5sum-engine-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    std::fs::create_dir_all(&p).unwrap();
+    p
+}
+
+/// Files of assorted sizes (small, large, around 64 KiB) in `dir`.
+fn files(dir: &Path, n: usize) -> Vec<(PathBuf, [u8; 16])> {
+    (0..n)
+        .map(|i| {
+            let len = [0, 5, 4096, 65535, 65536, 65537, 200_000, 3 << 20][i % 8] + i;
+            let data: Vec<u8> = (0..len).map(|k| (k * 31 + i) as u8).collect();
+            let p = dir.join(format!("f{i:03}"));
+            std::fs::write(&p, &data).unwrap();
+            (p, Md5::digest(&data).into())
+        })
+        .collect()
+}
+
+/// Runs the engine over paths, on another thread with a deadline, so that
+/// a hang fails the test instead of stalling it.
+fn run_paths(
+    paths: Vec<PathBuf>,
+    jobs: usize,
+    sysfs: Option<PathBuf>,
+) -> std::thread::Result<RunResult> {
+    run_paths_until(paths, jobs, sysfs, usize::MAX)
+}
+
+/// [`run_paths`] whose consumer panics at item `panic_at`.
+fn run_paths_until(
+    paths: Vec<PathBuf>,
+    jobs: usize,
+    sysfs: Option<PathBuf>,
+    panic_at: usize,
+) -> std::thread::Result<RunResult> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            let bytes = AtomicU64::new(0);
+            let cfg = Config::new(jobs, sysfs.as_deref(), None, &bytes);
+            let mut seen = Vec::new();
+            let items = paths
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (Some(Input::Path(p)), i));
+            let r = run(&cfg, items, |step| {
+                if let Step::Item(i, Some(r)) = step {
+                    assert!(i != panic_at, "the consumer fails");
+                    seen.push((i, r.unwrap()));
+                }
+            });
+            (r, seen, cfg.read_in_turn.load(Ordering::Relaxed))
+        }));
+        let _ = tx.send(r);
+    });
+    rx.recv_timeout(Duration::from_secs(60))
+        .expect("the engine did not return: it hangs")
+}
+
+/// Drops the files' pages from the page cache; whether that worked (it
+/// cannot on tmpfs, or off Linux).
+#[cfg(unix)]
+fn evict_all(paths: &[PathBuf]) -> bool {
+    let mut cold = true;
+    for p in paths {
+        let f = std::fs::File::open(p).unwrap();
+        crate::sys::evict(&f);
+        let len = f.metadata().unwrap().len();
+        cold &= len == 0 || crate::sys::cached_sixteenths(&f, len) == Some(0);
+    }
+    cold
+}
+
+/// Files on a spinning disk that are not in the page cache are read in
+/// their claims' turns; cached ones, and those of a virtual disk that says
+/// it is rotational, never wait for a turn; the digests are the same
+/// whatever the path, on every thread count.
+#[test]
+#[cfg(unix)]
+fn spinning_disks_are_read_in_turn() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = temp_dir("rot-files");
+    let want = files(&dir, 40);
+    let (major, minor) = major_minor(std::fs::metadata(&dir).unwrap().dev());
+    let paths: Vec<PathBuf> = want.iter().map(|(p, _)| p.clone()).collect();
+    let digests: Vec<(usize, [u8; 16])> = want.iter().map(|x| x.1).enumerate().collect();
+    let empty = want
+        .iter()
+        .filter(|(p, _)| std::fs::metadata(p).unwrap().len() == 0)
+        .count();
+    for disk in [Disk::Spinning, Disk::Virtio] {
+        let root = temp_dir(&format!("rot-sysfs-{disk:?}"));
+        fake_sysfs(&root, &format!("{major}:{minor}"), disk);
+        for jobs in [1, 4] {
+            // Cached (read again just now, as the kernel drops pages now
+            // and then): no turn.
+            for p in &paths {
+                std::fs::read(p).unwrap();
+            }
+            let (r, seen, in_turn) = run_paths(paths.clone(), jobs, Some(root.clone())).unwrap();
+            assert!(r.is_ok());
+            assert_eq!(seen, digests, "-j{jobs}, {disk:?}, cached");
+            assert_eq!(in_turn, 0, "-j{jobs}, {disk:?}, cached");
+            if !evict_all(&paths) {
+                eprintln!("cannot drop the files from the page cache here: no cold run");
+                continue;
+            }
+            let (r, seen, in_turn) = run_paths(paths.clone(), jobs, Some(root.clone())).unwrap();
+            assert!(r.is_ok());
+            assert_eq!(seen, digests, "-j{jobs}, {disk:?}, cold");
+            // An empty file has no page to miss; and the kernel may bring a
+            // page or two back (the probe of a file starts its readahead).
+            if disk == Disk::Spinning {
+                let all = paths.len() - empty;
+                assert!(
+                    in_turn <= all && in_turn >= all * 3 / 4,
+                    "-j{jobs}, cold: {in_turn} of {all}"
+                );
+            } else {
+                assert_eq!(in_turn, 0, "-j{jobs}, {disk:?}, cold");
+            }
+        }
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+    // Without sysfs, cold, side by side.
+    if evict_all(&paths) {
+        let (r, seen, in_turn) = run_paths(paths.clone(), 4, None).unwrap();
+        assert!(r.is_ok());
+        assert_eq!(seen, digests);
+        assert_eq!(in_turn, 0);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A worker that panics ends the run: the items before the one it failed
+/// on are consumed, then `run` returns `Failed`, without waiting forever
+/// for the lost results.
+#[test]
+fn worker_panic_ends_the_run() {
+    let dir = temp_dir("panic");
+    let want = files(&dir, 40);
+    let mut paths: Vec<PathBuf> = want.iter().map(|(p, _)| p.clone()).collect();
+    std::fs::write(dir.join(PANIC_HERE), b"").unwrap();
+    paths.insert(17, dir.join(PANIC_HERE));
+    for jobs in [2, 4, 16] {
+        let (r, seen, _) = run_paths(paths.clone(), jobs, None).unwrap();
+        assert!(r.is_err(), "-j{jobs}");
+        let before: Vec<(usize, [u8; 16])> = want[..17].iter().map(|x| x.1).enumerate().collect();
+        assert_eq!(seen, before, "-j{jobs}");
+    }
+    // On the calling thread (-j1) the panic unwinds out of `run`.
+    assert!(run_paths(paths.clone(), 1, None).is_err());
+    // So does a panic of the consumer, with workers waiting for work.
+    paths.remove(17);
+    for jobs in [1, 4] {
+        assert!(run_paths_until(paths.clone(), jobs, None, 5).is_err());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
