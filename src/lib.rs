@@ -40,6 +40,7 @@ pub use digest::{self, Digest};
 
 mod compress;
 mod consts;
+pub mod etag;
 pub mod multi;
 
 use core::{fmt, slice::from_ref};
