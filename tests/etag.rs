@@ -52,19 +52,22 @@ impl Drop for TempFile {
     }
 }
 
-/// File shapes: (parts a set, bytes a round per part, reading thread).
-/// Widths of every kernel (1, 8, 12, 24, 32, 48, 64 lanes) and odd ones;
-/// chunks of one block, so that small parts take several rounds.
-const SHAPES: &[(usize, usize, bool)] = &[
-    (1, 64, false),
-    (3, 128, true),
-    (8, 64, false),
-    (12, 4096, true),
-    (24, 64, true),
-    (24, 192, false),
-    (32, 64, false),
-    (48, 256, true),
-    (64, 64, true),
+/// File shapes: (parts a set, bytes a round per part, most threads, bytes
+/// the OS is asked to read ahead). Widths of every kernel (1, 8, 12, 24,
+/// 32, 48, 64 lanes) and odd ones; chunks of one block, so that small parts
+/// take several rounds; up to more threads than sets; read-ahead hints
+/// every round, every few and never.
+const SHAPES: &[(usize, usize, usize, u64)] = &[
+    (1, 64, 1, 0),
+    (1, 64, 3, 64),
+    (3, 128, 2, 384),
+    (8, 64, 1, 1 << 20),
+    (12, 4096, 2, 4096),
+    (24, 64, 4, 0),
+    (24, 192, 1, 192),
+    (32, 64, 1, 128),
+    (48, 256, 3, 0),
+    (64, 64, 2, 64),
 ];
 
 /// Every form's ETag of `data` in parts of `part_size`, checked against
@@ -86,13 +89,19 @@ fn check_all_forms(data: &[u8], part_size: usize, want: &str, rng: &mut Rng) {
     let file = TempFile::new(data);
     let got = etag::multipart_file(&file.open(), part_size as u64).unwrap();
     assert_eq!(got.to_string(), want, "multipart_file, {what}");
-    for &(lanes, chunk, overlap) in SHAPES {
-        let got =
-            etag::__bench::multipart_file(&file.open(), part_size as u64, lanes, chunk, overlap);
+    for &(lanes, chunk, threads, ahead) in SHAPES {
+        let got = etag::__bench::multipart_file(
+            &file.open(),
+            part_size as u64,
+            lanes,
+            chunk,
+            threads,
+            ahead,
+        );
         assert_eq!(
             got.unwrap().to_string(),
             want,
-            "multipart_file, {lanes} lanes of {chunk} bytes, overlap {overlap}, {what}"
+            "multipart_file, {lanes} lanes of {chunk} bytes, {threads} threads, {what}"
         );
     }
 
@@ -192,18 +201,19 @@ fn file_of_many_multi_round_parts() {
     let got = etag::multipart_file(&file.open(), part_size as u64).unwrap();
     assert_eq!(got.to_string(), want);
     for (lanes, chunk) in [(24, 4096), (5, 64 * 1024), (64, 4096)] {
-        for overlap in [false, true] {
+        for threads in [1, 2, 5] {
             let got = etag::__bench::multipart_file(
                 &file.open(),
                 part_size as u64,
                 lanes,
                 chunk,
-                overlap,
+                threads,
+                4096,
             );
             assert_eq!(
                 got.unwrap().to_string(),
                 want,
-                "{lanes} lanes of {chunk} bytes"
+                "{lanes} lanes of {chunk} bytes, {threads} threads"
             );
         }
     }
@@ -310,7 +320,7 @@ fn part_size_larger_than_the_data() {
     for part_size in [u64::MAX, u64::MAX / 2, 1 << 40] {
         let got = etag::multipart_file(&file.open(), part_size).unwrap();
         assert_eq!(got.to_string(), want);
-        let got = etag::__bench::multipart_file(&file.open(), part_size, 64, 64, true).unwrap();
+        let got = etag::__bench::multipart_file(&file.open(), part_size, 64, 64, 2, 64).unwrap();
         assert_eq!(got.to_string(), want);
         let mut hasher = EtagHasher::new(part_size).unwrap();
         hasher.update(data).unwrap();

@@ -16,8 +16,8 @@ pub fn multipart(kernel: &str, data: &[u8], part_size: usize) -> Result<Etag, Pa
 }
 
 /// [`super::multipart_file`] with `lanes` parts a set, `chunk` bytes of
-/// each a round, and reading on a second thread if `overlap` (and the file
-/// is large enough).
+/// each a round, at most `threads` threads, and the OS asked to read
+/// `ahead` bytes ahead of each part (0: not asked).
 ///
 /// # Errors
 ///
@@ -25,24 +25,29 @@ pub fn multipart(kernel: &str, data: &[u8], part_size: usize) -> Result<Etag, Pa
 ///
 /// # Panics
 ///
-/// If `lanes` is not 1 to `Lanes::MAX`, or `chunk` is not a positive
-/// multiple of 64.
+/// If `lanes` is not 1 to `Lanes::MAX`, `chunk` is not a positive
+/// multiple of 64, or `threads` is 0.
 #[cfg(feature = "std")]
 pub fn multipart_file(
     file: &std::fs::File,
     part_size: u64,
     lanes: usize,
     chunk: usize,
-    overlap: bool,
+    threads: usize,
+    ahead: u64,
 ) -> std::io::Result<Etag> {
     assert!(
-        (1..=crate::multi::Lanes::MAX).contains(&lanes) && chunk > 0 && chunk.is_multiple_of(64),
-        "md5::etag::__bench::multipart_file: {lanes} lanes of {chunk} bytes"
+        (1..=crate::multi::Lanes::MAX).contains(&lanes)
+            && chunk > 0
+            && chunk.is_multiple_of(64)
+            && threads > 0,
+        "md5::etag::__bench::multipart_file: {lanes} lanes of {chunk} bytes, {threads} threads"
     );
     let shape = super::file::Shape {
         lanes,
         chunk,
-        overlap,
+        threads,
+        ahead,
     };
     super::file::hash_file(file, part_size, MAX_PARTS, shape)
 }

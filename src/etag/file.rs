@@ -1,46 +1,57 @@
 //! The ETag of a file: its parts read side by side with positional reads,
-//! each part one lane of [`Lanes`], in a buffer of a few MiB.
+//! each part one lane of [`Lanes`].
 //!
 //! The parts are taken in sets of up to one per kernel lane (24 with AVX2).
-//! Each round reads the next chunk of every part of the set into its slot
-//! of one buffer and hashes them all in one `Lanes::update`; a part's last
-//! piece goes to `Lanes` but for its last bytes under a block, which
-//! `finalize_lane` takes. Parts of one set all have the part size but
-//! perhaps the file's last, so every round but the last of a set is equal
-//! chunks, the kernel's fastest shape; a last set of fewer parts runs on
-//! fewer lane groups. On large files a second thread reads the next round
-//! while this one hashes (see [`Shape::overlaps`]).
+//! A set is hashed in rounds: each round reads the next page of every part
+//! of the set into its slot of a small buffer and hashes them all in one
+//! `Lanes::update`; a part's last bytes under a block go to
+//! `finalize_lane`. Parts of one set all have the part size but perhaps the
+//! file's last, so every round but the last is equal chunks, the kernel's
+//! fastest shape, and a last set of fewer parts runs on fewer lane groups.
+//!
+//! Why pages and a buffer that fits the core's L2 cache: most of the cost
+//! of a read from the page cache is the kernel's copy, which runs at half
+//! speed once its destination leaves L2 (measured on AMD Zen 3, whose L2 is
+//! 512 KiB). For the same reason the sets are shared out between threads,
+//! each reading and hashing its own in its own L2, rather than one thread
+//! reading for another. The figures: the README's "S3 multipart ETags"
+//! section.
 
 use super::{checked_parts, Composer, Etag, MAX_PARTS};
 use crate::multi::{self, Lanes};
 use std::{fs::File, io, sync::mpsc, vec, vec::Vec};
 
-/// The bytes one round reads, shared by the parts of a set: with two
-/// buffers in turn (reading one, hashing the other) the memory stays under
-/// 4 MiB whatever the file and the kernel's width. Why this size: the
-/// README's "S3 multipart ETags" section.
-const ROUND_BYTES: usize = 3 << 19;
+/// Bytes a part reads a round: one page, so that a set's buffer (96 KiB for
+/// AVX2's 24 lanes, 256 KiB for AVX-512's widest 64) stays in L2.
+const CHUNK: usize = 4096;
 
-/// The smallest chunk a part gets in a round: one page.
-const MIN_CHUNK: usize = 4096;
+/// How far ahead of each part's reads the OS is asked to read it, where it
+/// takes such a hint: with a cold page cache, the kernel's own readahead
+/// falls behind on this many interleaved streams, most of all on one
+/// thread. 256 KiB did best of 0 to 4 MiB (the README's "S3 multipart
+/// ETags" section).
+const AHEAD: u64 = 256 << 10;
 
 /// The S3 multipart ETag of `file` uploaded in parts of `part_size` bytes
 /// (the last part may be shorter; an empty file is one empty part).
 ///
 /// The parts are read with positional reads (`read_at` on Unix,
 /// `seek_read` on Windows, which moves the file's cursor; elsewhere a seek
-/// and a read), up to one part per lane of the [`md5::multi`](crate::multi)
-/// kernel side by side, and hashed in those lanes, in a buffer of a few
-/// MiB whatever the file's size. On files of more than a few MiB, a second
-/// thread (scoped to the call) reads ahead while the calling thread hashes;
-/// where threads cannot start, the calling thread does both.
+/// and a read), one part per lane of the [`md5::multi`](crate::multi)
+/// kernel side by side, and hashed in those lanes. When the file has more
+/// parts than one set of lanes, the sets are shared out between up to
+/// [`std::thread::available_parallelism`] threads scoped to the call (the
+/// calling thread does it all where threads cannot start). Each thread
+/// holds a buffer of one page per lane (96 KiB with AVX2), whatever the
+/// file's size.
 ///
 /// The file's length is taken from its metadata when the call starts.
 ///
 /// # Errors
 ///
-/// * [`io::ErrorKind::InvalidInput`] with the [`PartsError`](super::PartsError) inside if
-///   `part_size` is 0 or the file makes more than [`MAX_PARTS`] parts (see
+/// * [`io::ErrorKind::InvalidInput`] with the
+///   [`PartsError`](super::PartsError) inside if `part_size` is 0 or the
+///   file makes more than [`MAX_PARTS`] parts (see
 ///   [`multipart_file_unlimited`]);
 /// * [`io::ErrorKind::InvalidInput`] if `file` is not a regular file (its
 ///   ETag needs its length up front: hash a pipe or device with
@@ -80,32 +91,27 @@ pub fn multipart_file_unlimited(file: &File, part_size: u64) -> io::Result<Etag>
     hash_file(file, part_size, u64::MAX, Shape::detect())
 }
 
-/// How [`hash_file`] reads: parts per set, bytes per part and round, and
-/// whether a second thread reads ahead.
+/// How [`hash_file`] reads: parts per set, bytes per part and round, the
+/// most threads, and how far ahead of each part's reads to ask the OS to
+/// read (0: not at all).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Shape {
     pub(super) lanes: usize,
     pub(super) chunk: usize,
-    pub(super) overlap: bool,
+    pub(super) threads: usize,
+    pub(super) ahead: u64,
 }
 
 impl Shape {
-    /// One part per lane of this process's kernel, [`ROUND_BYTES`] a round.
+    /// One part per lane of this process's kernel, a page a round, a thread
+    /// per core.
     fn detect() -> Self {
-        let lanes = multi::lanes().clamp(1, Lanes::MAX);
-        let chunk = (ROUND_BYTES / lanes / MIN_CHUNK).max(1) * MIN_CHUNK;
         Self {
-            lanes,
-            chunk,
-            overlap: true,
+            lanes: multi::lanes().clamp(1, Lanes::MAX),
+            chunk: CHUNK,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ahead: AHEAD,
         }
-    }
-
-    /// Whether a file of `len` bytes is read on a second thread: once it
-    /// takes a few rounds, where the overlap saves more than starting a
-    /// thread costs.
-    fn overlaps(&self, len: u64) -> bool {
-        self.overlap && len >= 4 * (self.lanes * self.chunk) as u64
     }
 }
 
@@ -117,7 +123,12 @@ pub(super) fn hash_file(
     max_parts: u64,
     shape: Shape,
 ) -> io::Result<Etag> {
-    debug_assert!((1..=Lanes::MAX).contains(&shape.lanes) && shape.chunk.is_multiple_of(64));
+    debug_assert!(
+        (1..=Lanes::MAX).contains(&shape.lanes)
+            && shape.chunk > 0
+            && shape.chunk.is_multiple_of(64)
+            && shape.threads > 0
+    );
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Err(io::Error::new(
@@ -129,224 +140,166 @@ pub(super) fn hash_file(
     let len = meta.len();
     let parts = checked_parts(len, part_size, max_parts)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-    let plan = || Plan::new(len, part_size, parts.get(), shape);
-    let mut hasher = RoundHasher::new(shape.chunk);
-    if shape.overlaps(len) {
-        if let Some(done) = overlapped(file, plan(), &mut hasher) {
-            done?;
-            return Ok(hasher.finish());
+    let sets = Sets {
+        len,
+        part_size,
+        parts: parts.get(),
+        shape,
+    };
+    let threads = sets.count().min(shape.threads as u64) as usize;
+    let composer = match (threads > 1).then(|| on_threads(file, &sets, threads)) {
+        Some(Some(done)) => done?,
+        // One thread, or threads could not start.
+        _ => {
+            let mut buf = vec![0u8; shape.lanes * shape.chunk];
+            let mut composer = Composer::new();
+            for set in 0..sets.count() {
+                sets.hash(file, set, &mut buf)?.push_to(&mut composer);
+            }
+            composer
         }
-    }
-    let mut buf = vec![0u8; shape.lanes * shape.chunk];
-    for round in plan() {
-        read_round(file, &round, shape.chunk, &mut buf)?;
-        hasher.hash(&round, &buf);
-    }
+    };
     check_end(file, len)?;
-    Ok(hasher.finish())
+    Ok(composer.finish())
 }
 
-/// The reads of one round: for each part of the set, in lane order.
-struct Round {
-    /// The set's parts, one a lane.
-    count: usize,
-    pieces: [Piece; Lanes::MAX],
-}
-
-/// What one lane reads in a round: `len` bytes at `offset`, a multiple of
-/// 64 unless `last`, the end of its part. A lane whose part ended reads
-/// nothing and is not `last`.
-#[derive(Clone, Copy, Default)]
-struct Piece {
-    offset: u64,
-    len: usize,
-    last: bool,
-}
-
-/// The rounds that read every part, set after set.
-struct Plan {
+/// The file's parts in sets of `shape.lanes`, read as `shape` says.
+struct Sets {
     len: u64,
     part_size: u64,
     parts: u64,
     shape: Shape,
-    /// The first part of the current set, and how many it has (0 before
-    /// the first set).
-    first: u64,
+}
+
+/// The digests of one set's parts, in part order.
+struct SetDigests {
     count: usize,
-    /// Bytes read of each part of the set, and the parts not yet ended.
-    done: [u64; Lanes::MAX],
-    open: usize,
-}
-
-impl Plan {
-    fn new(len: u64, part_size: u64, parts: u64, shape: Shape) -> Self {
-        Self {
-            len,
-            part_size,
-            parts,
-            shape,
-            first: 0,
-            count: 0,
-            done: [0; Lanes::MAX],
-            open: 0,
-        }
-    }
-}
-
-impl Iterator for Plan {
-    type Item = Round;
-
-    fn next(&mut self) -> Option<Round> {
-        if self.open == 0 {
-            self.first += self.count as u64;
-            if self.first == self.parts {
-                return None;
-            }
-            self.count = (self.parts - self.first).min(self.shape.lanes as u64) as usize;
-            self.done = [0; Lanes::MAX];
-            self.open = self.count;
-        }
-        let mut round = Round {
-            count: self.count,
-            pieces: [Piece::default(); Lanes::MAX],
-        };
-        let set = round.pieces.iter_mut().zip(&mut self.done).take(self.count);
-        for (lane, (piece, done)) in set.enumerate() {
-            let start = (self.first + lane as u64) * self.part_size;
-            let part_len = self.part_size.min(self.len - start);
-            if *done > part_len {
-                continue; // ended in an earlier round
-            }
-            let len = (part_len - *done).min(self.shape.chunk as u64);
-            let last = *done + len == part_len;
-            *piece = Piece {
-                offset: start + *done,
-                len: len as usize,
-                last,
-            };
-            // An ended part is marked one past its length.
-            *done += len + u64::from(last);
-            self.open -= usize::from(last);
-        }
-        Some(round)
-    }
-}
-
-/// Reads `round` into `buf`, each lane's piece at `lane * chunk`.
-fn read_round(file: &File, round: &Round, chunk: usize, buf: &mut [u8]) -> io::Result<()> {
-    for (slot, piece) in buf
-        .chunks_exact_mut(chunk)
-        .zip(&round.pieces[..round.count])
-    {
-        read_exact_at(file, &mut slot[..piece.len], piece.offset)?;
-    }
-    Ok(())
-}
-
-/// Hashes the rounds of a [`Plan`] in its lanes, and composes the ETag.
-struct RoundHasher {
-    chunk: usize,
-    lanes: Option<Lanes>,
-    /// The digests of the current set's parts, and the parts not yet ended.
     digests: [[u8; 16]; Lanes::MAX],
-    open: usize,
-    composer: Composer,
 }
 
-impl RoundHasher {
-    fn new(chunk: usize) -> Self {
-        Self {
+impl SetDigests {
+    fn push_to(&self, composer: &mut Composer) {
+        for d in &self.digests[..self.count] {
+            composer.push(d);
+        }
+    }
+}
+
+impl Sets {
+    fn count(&self) -> u64 {
+        self.parts.div_ceil(self.shape.lanes as u64)
+    }
+
+    /// Reads and hashes set `set`, with `buf` (`lanes * chunk` bytes) for
+    /// the rounds.
+    fn hash(&self, file: &File, set: u64, buf: &mut [u8]) -> io::Result<SetDigests> {
+        let Shape {
+            lanes: width,
             chunk,
-            lanes: None,
+            ahead,
+            ..
+        } = self.shape;
+        let first = set * width as u64;
+        let count = (self.parts - first).min(width as u64) as usize;
+        let mut lanes = Lanes::new(count);
+        let mut out = SetDigests {
+            count,
             digests: [[0; 16]; Lanes::MAX],
-            open: 0,
-            composer: Composer::new(),
+        };
+        // Each part's first byte, length, and bytes hashed so far.
+        let mut start = [0u64; Lanes::MAX];
+        let mut part_len = [0u64; Lanes::MAX];
+        for lane in 0..count {
+            start[lane] = (first + lane as u64) * self.part_size;
+            part_len[lane] = self.part_size.min(self.len - start[lane]);
         }
-    }
-
-    /// Hashes `round`, read into `buf` by [`read_round`].
-    fn hash(&mut self, round: &Round, buf: &[u8]) {
-        let count = round.count;
-        if self.open == 0 {
-            self.open = count;
-            match &mut self.lanes {
-                Some(lanes) if lanes.count() == count => {} // every lane was finalized: fresh
-                lanes => *lanes = Some(Lanes::new(count)),
+        let mut done = [0u64; Lanes::MAX];
+        let mut open = count;
+        while open > 0 {
+            // This round's piece of every part not yet ended: its whole
+            // blocks, and the bytes after them (only at the part's end).
+            let mut blocks: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
+            let mut tails: [Option<&[u8]>; Lanes::MAX] = [None; Lanes::MAX];
+            let mut slots = buf.chunks_exact_mut(chunk);
+            for lane in 0..count {
+                let slot = slots.next().expect("a slot per lane");
+                if done[lane] > part_len[lane] {
+                    continue; // ended in an earlier round
+                }
+                if ahead > 0 && done[lane] % ahead == 0 {
+                    // Every `ahead` bytes, the part's next `ahead` after
+                    // those (and at its start, both).
+                    let from = if done[lane] == 0 {
+                        0
+                    } else {
+                        done[lane] + ahead
+                    };
+                    let to = (done[lane] + 2 * ahead).min(part_len[lane]);
+                    if from < to {
+                        will_need(file, start[lane] + from, to - from);
+                    }
+                }
+                let n = (part_len[lane] - done[lane]).min(chunk as u64) as usize;
+                read_exact_at(file, &mut slot[..n], start[lane] + done[lane])?;
+                let (whole, tail) = slot[..n].split_at(n / 64 * 64);
+                blocks[lane] = whole;
+                done[lane] += n as u64;
+                if done[lane] == part_len[lane] {
+                    tails[lane] = Some(tail);
+                    done[lane] += 1; // marks the part ended
+                    open -= 1;
+                }
+            }
+            lanes.update(&blocks[..count]);
+            for (lane, tail) in tails[..count].iter().enumerate() {
+                if let Some(tail) = tail {
+                    out.digests[lane] = lanes.finalize_lane(lane, tail);
+                }
             }
         }
-        let lanes = self.lanes.as_mut().expect("a set's lanes exist");
-        // Each lane's whole blocks, and the bytes after them (only a part's
-        // last piece has any).
-        let mut blocks: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
-        let mut tails: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
-        for (lane, piece) in round.pieces[..count].iter().enumerate() {
-            let data = &buf[lane * self.chunk..][..piece.len];
-            (blocks[lane], tails[lane]) = data.split_at(data.len() / 64 * 64);
-        }
-        lanes.update(&blocks[..count]);
-        for (lane, piece) in round.pieces[..count].iter().enumerate() {
-            if piece.last {
-                self.digests[lane] = lanes.finalize_lane(lane, tails[lane]);
-                self.open -= 1;
-            }
-        }
-        if self.open == 0 {
-            for d in &self.digests[..count] {
-                self.composer.push(d);
-            }
-        }
-    }
-
-    fn finish(self) -> Etag {
-        self.composer.finish()
+        Ok(out)
     }
 }
 
-/// What the reading thread sends: a round read into a buffer, the end of
-/// the file (checked), or the error that stopped it.
-type Filled = io::Result<Option<(Round, Vec<u8>)>>;
-
-/// Reads `plan` on a second thread while this one hashes, two buffers in
-/// turn; `None` if the thread cannot start.
-fn overlapped(file: &File, plan: Plan, hasher: &mut RoundHasher) -> Option<io::Result<()>> {
-    let size = plan.shape.lanes * plan.shape.chunk;
-    let chunk = plan.shape.chunk;
-    let len = plan.len;
-    let (full_tx, full_rx) = mpsc::sync_channel::<Filled>(1);
-    let (empty_tx, empty_rx) = mpsc::sync_channel::<Vec<u8>>(2);
+/// Hashes the sets on `threads` threads, set `i` on thread `i % threads`,
+/// and composes their digests in order; `None` if the threads cannot all
+/// start.
+fn on_threads(file: &File, sets: &Sets, threads: usize) -> Option<io::Result<Composer>> {
     std::thread::scope(|s| {
-        let reader = move || {
-            for round in plan {
-                // The hasher stopped: nothing more to read.
-                let Ok(mut buf) = empty_rx.recv() else { return };
-                let read = read_round(file, &round, chunk, &mut buf).map(|()| Some((round, buf)));
-                let failed = read.is_err();
-                if full_tx.send(read).is_err() || failed {
-                    return;
+        let mut results = Vec::with_capacity(threads);
+        for t in 0..threads {
+            // One set ahead of the composer, at most, per thread.
+            let (tx, rx) = mpsc::sync_channel::<io::Result<SetDigests>>(1);
+            let worker = move || {
+                let mut buf = vec![0u8; sets.shape.lanes * sets.shape.chunk];
+                for set in (t as u64..sets.count()).step_by(threads) {
+                    let digests = sets.hash(file, set, &mut buf);
+                    let failed = digests.is_err();
+                    // The composer stopped: so does this thread.
+                    if tx.send(digests).is_err() || failed {
+                        return;
+                    }
                 }
-            }
-            let _ = full_tx.send(check_end(file, len).map(|()| None));
-        };
-        std::thread::Builder::new()
-            .name("md5-etag-read".into())
-            .spawn_scoped(s, reader)
-            .ok()?;
-        for _ in 0..2 {
-            empty_tx.send(vec![0u8; size]).ok()?;
+            };
+            // Those started stop when `results` drops.
+            std::thread::Builder::new()
+                .name("md5-etag".into())
+                .spawn_scoped(s, worker)
+                .ok()?;
+            results.push(rx);
         }
-        Some(loop {
-            match full_rx.recv() {
-                Ok(Ok(Some((round, buf)))) => {
-                    hasher.hash(&round, &buf);
-                    // The reader may have ended, with no use for it.
-                    let _ = empty_tx.send(buf);
+        let mut composer = Composer::new();
+        for set in 0..sets.count() {
+            match results[set as usize % threads].recv() {
+                Ok(Ok(digests)) => digests.push_to(&mut composer),
+                Ok(Err(e)) => return Some(Err(e)),
+                // A thread panicked; the scope re-raises its panic.
+                Err(mpsc::RecvError) => {
+                    return Some(Err(io::Error::other("a hashing thread failed")))
                 }
-                Ok(Ok(None)) => break Ok(()),
-                Ok(Err(e)) => break Err(e),
-                // The reader panicked; the scope re-raises its panic.
-                Err(mpsc::RecvError) => break Err(io::Error::other("the reading thread failed")),
             }
-        })
+        }
+        Some(Ok(composer))
     })
 }
 
@@ -395,6 +348,29 @@ fn check_end(file: &File, len: u64) -> io::Result<()> {
         }
     }
 }
+
+/// Asks the OS to start reading `len` bytes at `offset` into the page
+/// cache (`posix_fadvise(POSIX_FADV_WILLNEED)`, which returns without
+/// waiting for the disk). Only a hint: errors are ignored. On 64-bit Linux,
+/// where `off_t` is 64 bits in every C library.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn will_need(file: &File, offset: u64, len: u64) {
+    use std::os::fd::AsRawFd;
+    use std::os::raw::c_int;
+    extern "C" {
+        fn posix_fadvise(fd: c_int, offset: i64, len: i64, advice: c_int) -> c_int;
+    }
+    const POSIX_FADV_WILLNEED: c_int = 3;
+    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
+        return;
+    };
+    // SAFETY: `posix_fadvise` only reads its integer arguments; the
+    // descriptor is open for as long as `file` is borrowed.
+    let _ = unsafe { posix_fadvise(file.as_raw_fd(), offset, len, POSIX_FADV_WILLNEED) };
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn will_need(_file: &File, _offset: u64, _len: u64) {}
 
 #[cfg(unix)]
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
