@@ -16,8 +16,8 @@
 //!
 //! * [`multipart`]: the ETag of a buffer held in memory;
 //! * [`multipart_file`] (with `std`): the ETag of a file, its parts read side
-//!   by side with positional reads, in a few MiB of memory whatever the
-//!   file's size;
+//!   by side with positional reads, shared out between the cores, in a few
+//!   hundred KiB of memory whatever the file's size;
 //! * [`EtagHasher`]: a streaming form for data seen once, in order (an
 //!   upload body, a pipe), each part hashed as it arrives;
 //! * [`Etag`]: the result, printed and parsed in S3's form;
@@ -82,6 +82,8 @@ mod buffer;
 mod file;
 mod hasher;
 mod parse;
+#[cfg(feature = "std")]
+mod read;
 
 #[doc(hidden)]
 pub mod __bench;
