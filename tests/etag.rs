@@ -62,21 +62,17 @@ impl Drop for TempFile {
 }
 
 /// File shapes: (parts a set, bytes a round per part, most threads, bytes
-/// the OS is asked to read ahead). Widths of every kernel (1, 8, 12, 24,
-/// 32, 48, 64 lanes) and odd ones; chunks of one block, so that small parts
+/// the OS is asked to read ahead). Widths of kernels (1, 8, 12, 24, 64
+/// lanes) and an odd one; chunks of one block, so that small parts
 /// take several rounds; up to more threads than sets; read-ahead hints
 /// every round, every few and never.
 const SHAPES: &[(usize, usize, usize, u64)] = &[
-    (1, 64, 1, 0),
     (1, 64, 3, 64),
-    (3, 128, 2, 384),
+    (3, 128, 2, 0),
     (8, 64, 1, 1 << 20),
     (12, 4096, 2, 4096),
-    (24, 64, 4, 0),
     (24, 192, 1, 192),
-    (32, 64, 1, 128),
-    (48, 256, 3, 0),
-    (64, 64, 2, 64),
+    (64, 64, 2, 128),
 ];
 
 /// Every form's ETag of `data` in parts of `part_size`, checked against
@@ -152,9 +148,9 @@ fn known_answers() {
 fn edge_cases() {
     let mut rng = Rng(0x6574_6167_0002);
     let data = rng.bytes(64 * 100 + 1);
-    for part_size in [1, 2, 3, 55, 63, 64, 65, 100, 127, 128, 129, 1000, 4096] {
+    for part_size in [1, 3, 63, 64, 65, 100, 129, 4096] {
         let mut lens = vec![0, 1, part_size - 1, part_size, part_size + 1];
-        for k in [2, 3, 24, 25, 48] {
+        for k in [2, 3, 25] {
             lens.extend([k * part_size - 1, k * part_size, k * part_size + 1]);
         }
         for len in lens {
@@ -171,7 +167,7 @@ fn edge_cases() {
 #[test]
 fn random_lengths_and_part_sizes() {
     let mut rng = Rng(0x6574_6167_0003);
-    for _ in 0..30 {
+    for _ in 0..16 {
         let len = match rng.below(3) {
             0 => rng.below(300),
             1 => rng.below(20_000),
@@ -507,9 +503,9 @@ fn python_hashlib_reference() {
         (rng.bytes(100_000), 4097),
         (rng.bytes(2_000), 1),
     ];
-    for _ in 0..4 {
-        let len = rng.below(200_000);
-        let part = 1 + rng.below(len / 20 + 100);
+    for _ in 0..3 {
+        let len = rng.below(100_000);
+        let part = (1 + rng.below(len / 8 + 100)).max(len / 500);
         cases.push((rng.bytes(len), part));
     }
     let files: Vec<TempFile> = cases.iter().map(|(d, _)| TempFile::new(d)).collect();
