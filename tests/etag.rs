@@ -40,7 +40,11 @@ impl TempFile {
         File::create(&path).unwrap().write_all(data).unwrap();
         Self(path)
     }
+}
 
+/// The file forms exist only with `std`.
+#[cfg(feature = "std")]
+impl TempFile {
     fn open(&self) -> File {
         File::open(&self.0).unwrap()
     }
@@ -66,6 +70,7 @@ impl Drop for TempFile {
 /// lanes) and an odd one; chunks of one block, so that small parts
 /// take several rounds; up to more threads than sets; read-ahead hints
 /// every round, every few and never.
+#[cfg(feature = "std")]
 const SHAPES: &[(usize, usize, usize, u64)] = &[
     (1, 64, 3, 64),
     (3, 128, 2, 0),
@@ -91,16 +96,8 @@ fn check_all_forms(data: &[u8], part_size: usize, want: &str, rng: &mut Rng) {
         );
     }
 
-    let file = TempFile::new(data);
-    let got = etag::multipart_file(&file.open(), part_size as u64).unwrap();
-    assert_eq!(got.to_string(), want, "multipart_file, {what}");
-    for &(lanes, chunk, threads, ahead) in SHAPES {
-        // Some hundreds of rounds at most, so large data stays quick.
-        let chunk = chunk.max((data.len() / 256).next_multiple_of(64));
-        let shape = (lanes, chunk, threads, ahead);
-        let got = file.etag_shaped(part_size as u64, shape);
-        assert_eq!(got, want, "multipart_file, shape {shape:?}, {what}");
-    }
+    #[cfg(feature = "std")]
+    check_file_forms(data, part_size, want);
 
     let mut hasher = EtagHasher::new(part_size as u64).unwrap();
     let mut rest = data;
@@ -119,6 +116,23 @@ fn check_all_forms(data: &[u8], part_size: usize, want: &str, rng: &mut Rng) {
         want,
         "EtagHasher, {what}"
     );
+}
+
+/// The file form of `data` in each shape and as the API runs it, checked
+/// against `want`.
+#[cfg(feature = "std")]
+fn check_file_forms(data: &[u8], part_size: usize, want: &str) {
+    let what = format!("{} bytes in parts of {part_size}", data.len());
+    let file = TempFile::new(data);
+    let got = etag::multipart_file(&file.open(), part_size as u64).unwrap();
+    assert_eq!(got.to_string(), want, "multipart_file, {what}");
+    for &(lanes, chunk, threads, ahead) in SHAPES {
+        // Some hundreds of rounds at most, so large data stays quick.
+        let chunk = chunk.max((data.len() / 256).next_multiple_of(64));
+        let shape = (lanes, chunk, threads, ahead);
+        let got = file.etag_shaped(part_size as u64, shape);
+        assert_eq!(got, want, "multipart_file, shape {shape:?}, {what}");
+    }
 }
 
 #[test]
@@ -189,6 +203,7 @@ fn random_lengths_and_part_sizes() {
 /// bytes (not a multiple of 64) and a short last part, more than two sets
 /// of AVX2's 24, each part several rounds of a page.
 #[test]
+#[cfg(feature = "std")]
 fn file_of_many_multi_round_parts() {
     let mut rng = Rng(0x6574_6167_0004);
     let part_size = 16 * 1024 + 1000;
@@ -235,13 +250,16 @@ fn ten_thousand_parts() {
         want
     );
 
-    let file = TempFile::new(over);
-    let err = etag::multipart_file(&file.open(), part_size as u64).unwrap_err();
-    assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
-    let inner = err.get_ref().and_then(|e| e.downcast_ref::<PartsError>());
-    assert_eq!(inner, Some(&want_err));
-    let got = etag::multipart_file_unlimited(&file.open(), part_size as u64).unwrap();
-    assert_eq!(got.to_string(), want);
+    #[cfg(feature = "std")]
+    {
+        let file = TempFile::new(over);
+        let err = etag::multipart_file(&file.open(), part_size as u64).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        let inner = err.get_ref().and_then(|e| e.downcast_ref::<PartsError>());
+        assert_eq!(inner, Some(&want_err));
+        let got = etag::multipart_file_unlimited(&file.open(), part_size as u64).unwrap();
+        assert_eq!(got.to_string(), want);
+    }
 
     // The streaming form refuses the first byte past the limit, and stays
     // refused; a byte less was fine.
@@ -273,10 +291,13 @@ fn ten_thousand_parts() {
     assert_eq!(hasher.finish().unwrap().to_string(), want);
 
     // io::Write reports it as InvalidInput with the PartsError inside.
-    let mut hasher = EtagHasher::new(part_size as u64).unwrap();
-    let err = io::copy(&mut &over[..], &mut hasher).unwrap_err();
-    assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
-    assert!(err.get_ref().unwrap().is::<PartsError>());
+    #[cfg(feature = "std")]
+    {
+        let mut hasher = EtagHasher::new(part_size as u64).unwrap();
+        let err = io::copy(&mut &over[..], &mut hasher).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(err.get_ref().unwrap().is::<PartsError>());
+    }
 }
 
 #[test]
@@ -287,13 +308,16 @@ fn zero_part_size_is_an_error() {
     assert_eq!(etag::multipart_unlimited(b"abc", 0), Err(zero));
     assert_eq!(EtagHasher::new(0).unwrap_err(), zero);
     assert_eq!(EtagHasher::unlimited(0).unwrap_err(), zero);
-    let file = TempFile::new(b"abc");
-    for err in [
-        etag::multipart_file(&file.open(), 0).unwrap_err(),
-        etag::multipart_file_unlimited(&file.open(), 0).unwrap_err(),
-    ] {
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
-        assert_eq!(err.to_string(), "the part size of an S3 ETag cannot be 0");
+    #[cfg(feature = "std")]
+    {
+        let file = TempFile::new(b"abc");
+        for err in [
+            etag::multipart_file(&file.open(), 0).unwrap_err(),
+            etag::multipart_file_unlimited(&file.open(), 0).unwrap_err(),
+        ] {
+            assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+            assert_eq!(err.to_string(), "the part size of an S3 ETag cannot be 0");
+        }
     }
 }
 
@@ -303,11 +327,15 @@ fn part_size_larger_than_the_data() {
     let data = b"some bytes";
     let want = composed(data, data.len());
     assert_eq!(etag::multipart(data, usize::MAX).unwrap().to_string(), want);
+    #[cfg(feature = "std")]
     let file = TempFile::new(data);
     for part_size in [u64::MAX, u64::MAX / 2, 1 << 40] {
-        let got = etag::multipart_file(&file.open(), part_size).unwrap();
-        assert_eq!(got.to_string(), want);
-        assert_eq!(file.etag_shaped(part_size, (64, 64, 2, 64)), want);
+        #[cfg(feature = "std")]
+        {
+            let got = etag::multipart_file(&file.open(), part_size).unwrap();
+            assert_eq!(got.to_string(), want);
+            assert_eq!(file.etag_shaped(part_size, (64, 64, 2, 64)), want);
+        }
         let mut hasher = EtagHasher::new(part_size).unwrap();
         hasher.update(data).unwrap();
         assert_eq!(hasher.finish().unwrap().to_string(), want);
@@ -317,6 +345,7 @@ fn part_size_larger_than_the_data() {
 /// The streaming form through `io::Write` and `io::copy`, in the pieces a
 /// reader gives.
 #[test]
+#[cfg(feature = "std")]
 fn hasher_as_io_write() {
     let mut rng = Rng(0x6574_6167_0006);
     let data = rng.bytes(300_001);
@@ -338,6 +367,7 @@ fn hasher_as_io_write() {
 }
 
 #[test]
+#[cfg(feature = "std")]
 fn file_that_is_not_regular_or_not_its_length() {
     // A directory.
     let dir = File::open(std::env::temp_dir()).unwrap();

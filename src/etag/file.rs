@@ -215,6 +215,8 @@ impl Sets {
             part_len[lane] = self.part_size.min(self.len - start[lane]);
         }
         let mut done = [0u64; Lanes::MAX];
+        // How far the OS has been asked to read each part ahead.
+        let mut hinted = [0u64; Lanes::MAX];
         let mut open = count;
         while open > 0 {
             // This round's piece of every part not yet ended: its whole
@@ -227,18 +229,13 @@ impl Sets {
                 if done[lane] > part_len[lane] {
                     continue; // ended in an earlier round
                 }
-                if ahead > 0 && done[lane] % ahead == 0 {
-                    // Every `ahead` bytes, the part's next `ahead` after
-                    // those (and at its start, both).
-                    let from = if done[lane] == 0 {
-                        0
-                    } else {
-                        done[lane] + ahead
-                    };
-                    let to = (done[lane] + 2 * ahead).min(part_len[lane]);
-                    if from < to {
-                        will_need(file, start[lane] + from, to - from);
-                    }
+                // The OS is asked for the part's next `ahead` to `2 *
+                // ahead` bytes, `ahead` at a time.
+                let want = done[lane].saturating_add(2 * ahead).min(part_len[lane]);
+                while ahead > 0 && hinted[lane] < want {
+                    let n = ahead.min(part_len[lane] - hinted[lane]);
+                    will_need(file, start[lane] + hinted[lane], n);
+                    hinted[lane] += n;
                 }
                 let n = (part_len[lane] - done[lane]).min(chunk as u64) as usize;
                 read_exact_at(file, &mut slot[..n], start[lane] + done[lane])?;
