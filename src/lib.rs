@@ -41,6 +41,7 @@ pub use digest::{self, Digest};
 mod block_api;
 mod compress;
 mod consts;
+pub mod etag;
 pub mod multi;
 
 use digest::core_api::CoreWrapper;

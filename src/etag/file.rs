@@ -1,0 +1,302 @@
+//! The ETag of a file: its parts read side by side with positional reads,
+//! each part one lane of [`Lanes`].
+//!
+//! The parts are taken in sets of up to one per kernel lane (24 with AVX2).
+//! A set is hashed in rounds: each round reads the next page of every part
+//! of the set into its slot of a small buffer and hashes them all in one
+//! `Lanes::update`; a part's last bytes under a block go to
+//! `finalize_lane`. Parts of one set all have the part size but perhaps the
+//! file's last, so every round but the last is equal chunks, the kernel's
+//! fastest shape, and a last set of fewer parts runs on fewer lane groups.
+//!
+//! Why pages and a buffer that fits the core's L2 cache: most of the cost
+//! of a read from the page cache is the kernel's copy, which runs at half
+//! speed once its destination leaves L2 (measured on AMD Zen 3, whose L2 is
+//! 512 KiB). For the same reason the sets are shared out between threads,
+//! each reading and hashing its own in its own L2, rather than one thread
+//! reading for another. The figures: the README's "S3 multipart ETags"
+//! section.
+
+use super::read::{check_end, read_exact_at, will_need};
+use super::{checked_parts, Composer, Etag, MAX_PARTS};
+use crate::multi::{self, Lanes};
+use std::{fs::File, io, sync::mpsc, vec, vec::Vec};
+
+/// Bytes a part reads a round: one page, so that a set's buffer (96 KiB for
+/// AVX2's 24 lanes, 256 KiB for AVX-512's widest 64) stays in L2.
+const CHUNK: usize = 4096;
+
+/// How far ahead of each part's reads the OS is asked to read it, where it
+/// takes such a hint: with a cold page cache, the kernel's own readahead
+/// falls behind on this many interleaved streams, most of all on one
+/// thread. 256 KiB did best of 0 to 4 MiB (the README's "S3 multipart
+/// ETags" section).
+const AHEAD: u64 = 256 << 10;
+
+/// The S3 multipart ETag of `file` uploaded in parts of `part_size` bytes
+/// (the last part may be shorter; an empty file is one empty part).
+///
+/// The parts are read with positional reads (`read_at` on Unix,
+/// `seek_read` on Windows, which moves the file's cursor; elsewhere a seek
+/// and a read), one part per lane of the [`md5::multi`](crate::multi)
+/// kernel side by side, and hashed in those lanes. When the file has more
+/// parts than one set of lanes, the sets are shared out between up to
+/// [`std::thread::available_parallelism`] threads scoped to the call (the
+/// calling thread does it all where threads cannot start). Each thread
+/// holds a buffer of one page per lane (96 KiB with AVX2), whatever the
+/// file's size.
+///
+/// The file's length is taken from its metadata when the call starts.
+///
+/// # Errors
+///
+/// * [`io::ErrorKind::InvalidInput`] with the
+///   [`PartsError`](super::PartsError) inside if `part_size` is 0 or the
+///   file makes more than [`MAX_PARTS`] parts (see
+///   [`multipart_file_unlimited`]);
+/// * [`io::ErrorKind::InvalidInput`] if `file` is not a regular file (its
+///   ETag needs its length up front: hash a pipe or device with
+///   [`EtagHasher`](super::EtagHasher));
+/// * [`io::ErrorKind::UnexpectedEof`] if the file ends before that length,
+///   and [`io::ErrorKind::InvalidData`] if it goes on past it: it changed
+///   size while being read, or its metadata does not give its length (as
+///   for files under Linux's `/proc`);
+/// * any error of the reads, as they return it.
+///
+/// ```
+/// # fn main() -> std::io::Result<()> {
+/// use std::io::Write;
+///
+/// let path = std::env::temp_dir().join(format!("etag-doc-{}", std::process::id()));
+/// std::fs::File::create(&path)?.write_all(b"The quick brown fox jumps over the lazy dog")?;
+/// let file = std::fs::File::open(&path)?;
+/// let etag = md5::etag::multipart_file(&file, 16)?;
+/// assert_eq!(etag.to_string(), "07f49c9b2ef71fdd9908e9322307edc2-3");
+/// # std::fs::remove_file(&path)?;
+/// # Ok(())
+/// # }
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn multipart_file(file: &File, part_size: u64) -> io::Result<Etag> {
+    hash_file(file, part_size, MAX_PARTS, Shape::detect())
+}
+
+/// [`multipart_file`] without S3's limit on the part count, for stores
+/// that allow more than [`MAX_PARTS`] parts.
+///
+/// # Errors
+///
+/// As [`multipart_file`], but for the part limit.
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn multipart_file_unlimited(file: &File, part_size: u64) -> io::Result<Etag> {
+    hash_file(file, part_size, u64::MAX, Shape::detect())
+}
+
+/// How [`hash_file`] reads: parts per set, bytes per part and round, the
+/// most threads, and how far ahead of each part's reads to ask the OS to
+/// read (0: not at all).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Shape {
+    pub(super) lanes: usize,
+    pub(super) chunk: usize,
+    pub(super) threads: usize,
+    pub(super) ahead: u64,
+}
+
+impl Shape {
+    /// One part per lane of this process's kernel, a page a round, a thread
+    /// per core.
+    fn detect() -> Self {
+        Self {
+            lanes: multi::lanes().clamp(1, Lanes::MAX),
+            chunk: CHUNK,
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ahead: AHEAD,
+        }
+    }
+}
+
+/// [`multipart_file`] with at most `max_parts` parts, read as `shape`
+/// says.
+pub(super) fn hash_file(
+    file: &File,
+    part_size: u64,
+    max_parts: u64,
+    shape: Shape,
+) -> io::Result<Etag> {
+    debug_assert!(
+        (1..=Lanes::MAX).contains(&shape.lanes)
+            && shape.chunk > 0
+            && shape.chunk.is_multiple_of(64)
+            && shape.threads > 0
+    );
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file: a multipart ETag needs the length up front \
+             (md5::etag::EtagHasher hashes a stream)",
+        ));
+    }
+    let len = meta.len();
+    let parts = checked_parts(len, part_size, max_parts)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    let sets = Sets {
+        len,
+        part_size,
+        parts: parts.get(),
+        shape,
+    };
+    let threads = sets.count().min(shape.threads as u64) as usize;
+    let composer = match (threads > 1).then(|| on_threads(file, &sets, threads)) {
+        Some(Some(done)) => done?,
+        // One thread, or threads could not start.
+        _ => {
+            let mut buf = vec![0u8; shape.lanes * shape.chunk];
+            let mut composer = Composer::new();
+            for set in 0..sets.count() {
+                sets.hash(file, set, &mut buf)?.push_to(&mut composer);
+            }
+            composer
+        }
+    };
+    check_end(file, len)?;
+    Ok(composer.finish())
+}
+
+/// The file's parts in sets of `shape.lanes`, read as `shape` says.
+struct Sets {
+    len: u64,
+    part_size: u64,
+    parts: u64,
+    shape: Shape,
+}
+
+/// The digests of one set's parts, in part order.
+struct SetDigests {
+    count: usize,
+    digests: [[u8; 16]; Lanes::MAX],
+}
+
+impl SetDigests {
+    fn push_to(&self, composer: &mut Composer) {
+        for d in &self.digests[..self.count] {
+            composer.push(d);
+        }
+    }
+}
+
+impl Sets {
+    fn count(&self) -> u64 {
+        self.parts.div_ceil(self.shape.lanes as u64)
+    }
+
+    /// Reads and hashes set `set`, with `buf` (`lanes * chunk` bytes) for
+    /// the rounds.
+    fn hash(&self, file: &File, set: u64, buf: &mut [u8]) -> io::Result<SetDigests> {
+        let Shape {
+            lanes: width,
+            chunk,
+            ahead,
+            ..
+        } = self.shape;
+        let first = set * width as u64;
+        let count = (self.parts - first).min(width as u64) as usize;
+        let mut lanes = Lanes::new(count);
+        let mut out = SetDigests {
+            count,
+            digests: [[0; 16]; Lanes::MAX],
+        };
+        // Each part's first byte, length, and bytes hashed so far.
+        let mut start = [0u64; Lanes::MAX];
+        let mut part_len = [0u64; Lanes::MAX];
+        for lane in 0..count {
+            start[lane] = (first + lane as u64) * self.part_size;
+            part_len[lane] = self.part_size.min(self.len - start[lane]);
+        }
+        let mut done = [0u64; Lanes::MAX];
+        // How far the OS has been asked to read each part ahead.
+        let mut hinted = [0u64; Lanes::MAX];
+        let mut open = count;
+        while open > 0 {
+            // This round's piece of every part not yet ended: its whole
+            // blocks, and the bytes after them (only at the part's end).
+            let mut blocks: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
+            let mut tails: [Option<&[u8]>; Lanes::MAX] = [None; Lanes::MAX];
+            let mut slots = buf.chunks_exact_mut(chunk);
+            for lane in 0..count {
+                let slot = slots.next().expect("a slot per lane");
+                if done[lane] > part_len[lane] {
+                    continue; // ended in an earlier round
+                }
+                // The OS is asked for the part's next `ahead` to `2 *
+                // ahead` bytes, `ahead` at a time.
+                let want = done[lane].saturating_add(2 * ahead).min(part_len[lane]);
+                while ahead > 0 && hinted[lane] < want {
+                    let n = ahead.min(part_len[lane] - hinted[lane]);
+                    will_need(file, start[lane] + hinted[lane], n);
+                    hinted[lane] += n;
+                }
+                let n = (part_len[lane] - done[lane]).min(chunk as u64) as usize;
+                read_exact_at(file, &mut slot[..n], start[lane] + done[lane])?;
+                let (whole, tail) = slot[..n].split_at(n / 64 * 64);
+                blocks[lane] = whole;
+                done[lane] += n as u64;
+                if done[lane] == part_len[lane] {
+                    tails[lane] = Some(tail);
+                    done[lane] += 1; // marks the part ended
+                    open -= 1;
+                }
+            }
+            lanes.update(&blocks[..count]);
+            for (lane, tail) in tails[..count].iter().enumerate() {
+                if let Some(tail) = tail {
+                    out.digests[lane] = lanes.finalize_lane(lane, tail);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Hashes the sets on `threads` threads, set `i` on thread `i % threads`,
+/// and composes their digests in order; `None` if the threads cannot all
+/// start.
+fn on_threads(file: &File, sets: &Sets, threads: usize) -> Option<io::Result<Composer>> {
+    std::thread::scope(|s| {
+        let mut results = Vec::with_capacity(threads);
+        for t in 0..threads {
+            // One set ahead of the composer, at most, per thread.
+            let (tx, rx) = mpsc::sync_channel::<io::Result<SetDigests>>(1);
+            let worker = move || {
+                let mut buf = vec![0u8; sets.shape.lanes * sets.shape.chunk];
+                for set in (t as u64..sets.count()).step_by(threads) {
+                    let digests = sets.hash(file, set, &mut buf);
+                    let failed = digests.is_err();
+                    // The composer stopped: so does this thread.
+                    if tx.send(digests).is_err() || failed {
+                        return;
+                    }
+                }
+            };
+            // Those started stop when `results` drops.
+            std::thread::Builder::new()
+                .name("md5-etag".into())
+                .spawn_scoped(s, worker)
+                .ok()?;
+            results.push(rx);
+        }
+        let mut composer = Composer::new();
+        for set in 0..sets.count() {
+            match results[set as usize % threads].recv() {
+                Ok(Ok(digests)) => digests.push_to(&mut composer),
+                Ok(Err(e)) => return Some(Err(e)),
+                // A thread panicked; the scope re-raises its panic.
+                Err(mpsc::RecvError) => {
+                    return Some(Err(io::Error::other("a hashing thread failed")))
+                }
+            }
+        }
+        Some(Ok(composer))
+    })
+}
