@@ -44,7 +44,10 @@
 //! # Layout
 //!
 //! * `mod.rs` (this file): the public functions and the lane arrays;
-//! * `scheduler.rs`: [`digest_many_into`]'s lane scheduler and padding;
+//! * `source.rs`: the batches the scheduler reads, and their messages;
+//!   `queue.rs`: the order the scheduler starts messages in;
+//!   `scheduler.rs`: the lane scheduler; `pad.rs`: padding, copied into the
+//!   lanes; `single.rs`: one message on the single-stream backend;
 //! * `lanes.rs`: [`Lanes`];
 //! * `kernel.rs`: the kernels of this target, their run-time choice and
 //!   group counts;
@@ -72,8 +75,12 @@ cfg_if::cfg_if! {
 
 mod kernel;
 mod lanes;
+mod pad;
 mod portable;
+mod queue;
 mod scheduler;
+mod single;
+mod source;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
@@ -97,7 +104,8 @@ mod tests;
 
 use kernel::Kernel;
 pub use lanes::Lanes;
-use scheduler::digest_many_with;
+use scheduler::digest_batch;
+use source::Slices;
 
 /// The most lanes a kernel may have: room for four groups of 16 (AVX-512).
 const MAX_LANES: usize = 64;
@@ -146,7 +154,7 @@ impl Soa {
         };
         #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
         let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
-        rows.map(scheduler::to_bytes)
+        rows.map(single::to_bytes)
     }
 
     fn set(&mut self, lane: usize, v: [u32; 4]) {
@@ -219,12 +227,15 @@ pub fn digest_many<T: AsRef<[u8]>>(inputs: &[T]) -> std::vec::Vec<[u8; 16]> {
 /// assert_eq!(out[1], md5::const_digest(&[0x61; 56]));
 /// ```
 pub fn digest_many_into<T: AsRef<[u8]>>(inputs: &[T], out: &mut [[u8; 16]]) {
-    assert_eq!(
-        inputs.len(),
-        out.len(),
-        "md5::multi::digest_many_into: {} inputs but {} output slots",
-        inputs.len(),
-        out.len()
+    check_out("digest_many_into", inputs.len(), out.len());
+    digest_batch(kernel(), &Slices(inputs), out);
+}
+
+/// Panics unless a batch of `inputs` messages has as many output slots.
+#[track_caller]
+fn check_out(what: &str, inputs: usize, out: usize) {
+    assert!(
+        inputs == out,
+        "md5::multi::{what}: {inputs} inputs but {out} output slots"
     );
-    digest_many_with(kernel(), inputs, out);
 }
