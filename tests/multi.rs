@@ -326,3 +326,128 @@ fn lanes_unchanged_by_a_rejected_update() {
         );
     }
 }
+
+/// A column of `lens` rows in Arrow's layout, its offsets starting at
+/// `base`, and `slack` bytes after the last row.
+fn column(rng: &mut Rng, lens: &[usize], base: usize, slack: usize) -> (Vec<u8>, Vec<usize>) {
+    let total: usize = lens.iter().sum();
+    let values = rng.bytes(base + total + slack);
+    let mut offsets = vec![base];
+    for n in lens {
+        offsets.push(offsets[offsets.len() - 1] + n);
+    }
+    (values, offsets)
+}
+
+/// Row lengths 0..=200, the padding edges, and a few long rows.
+fn row_lengths(rng: &mut Rng, rows: usize) -> Vec<usize> {
+    const EDGES: [usize; 10] = [55, 56, 63, 64, 65, 119, 120, 127, 128, 184];
+    (0..rows)
+        .map(|i| match i % 50 {
+            0 => EDGES[rng.below(EDGES.len())],
+            1 => 5000 + rng.below(20_000),
+            _ => rng.below(201),
+        })
+        .collect()
+}
+
+/// `digest_offsets_into` against md-5 0.10.6 row by row, for every offset
+/// type, every kernel, columns of 0 to 1000 rows and Arrow slices of them.
+#[test]
+fn digest_offsets_matches_upstream() {
+    let mut rng = Rng(0x7465_7374_0020);
+    for rows in [0, 1, 2, 31, 64, 65, 1000] {
+        let lens = row_lengths(&mut rng, rows);
+        let (values, offsets) = column(&mut rng, &lens, 0, 3);
+        let want: Vec<[u8; 16]> = offsets
+            .windows(2)
+            .map(|w| upstream(&values[w[0]..w[1]]))
+            .collect();
+        let mut got = vec![[0u8; 16]; rows];
+        multi::digest_offsets_into(&values, &offsets, &mut got);
+        assert_eq!(got, want, "{rows} rows, usize offsets");
+        let as_i32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let as_i64: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+        let as_u32: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
+        let as_u64: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+        for kernel in multi::__bench::kernels() {
+            got.fill([0; 16]);
+            multi::__bench::digest_offsets_into(kernel, &values, &as_i32, &mut got);
+            assert_eq!(got, want, "{rows} rows, i32 offsets, kernel {kernel}");
+        }
+        multi::digest_offsets_into(&values, &as_i64, &mut got);
+        assert_eq!(got, want, "{rows} rows, i64 offsets");
+        multi::digest_offsets_into(&values, &as_u32, &mut got);
+        assert_eq!(got, want, "{rows} rows, u32 offsets");
+        multi::digest_offsets_into(&values, &as_u64, &mut got);
+        assert_eq!(got, want, "{rows} rows, u64 offsets");
+        // Every Arrow slice that starts a third of the way in.
+        if rows >= 3 {
+            let (lo, hi) = (rows / 3, rows - rows / 3);
+            let mut part = vec![[0u8; 16]; hi - lo];
+            multi::digest_offsets_into(&values, &as_i32[lo..=hi], &mut part);
+            assert_eq!(part, want[lo..hi], "rows {lo}..{hi} of {rows}");
+        }
+    }
+    // An empty column: one offset (Arrow's), or none.
+    multi::digest_offsets_into(b"xyz", &[2i32], &mut []);
+    multi::digest_offsets_into::<i64>(b"", &[], &mut []);
+}
+
+/// What `catch_unwind` of `f` panicked with; fails if it did not.
+fn panics_with(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    panic_message(std::panic::catch_unwind(f).expect_err("no panic"))
+}
+
+/// Bad offsets and output lengths panic, with messages that say which rule
+/// is broken and where, before any row is read (so never out of bounds).
+#[test]
+fn digest_offsets_rejects_bad_columns() {
+    let values = b"0123456789";
+    let cases: [(&[i32], usize, &str); 7] = [
+        (
+            &[0, 4, 2, 10],
+            3,
+            "offsets decrease: offsets[1] = 4 > offsets[2] = 2",
+        ),
+        (&[-1, 4, 10], 2, "offsets[0] = -1 is negative"),
+        (
+            &[0, 4, 11],
+            2,
+            "offsets[2] = 11 is past the end of values (10 bytes)",
+        ),
+        (
+            &[20, 30],
+            1,
+            "offsets[1] = 30 is past the end of values (10 bytes)",
+        ),
+        (
+            &[0, 4, 10],
+            3,
+            "3 offsets make 2 rows, but there are 3 output slots",
+        ),
+        (
+            &[0, 4, 10],
+            1,
+            "3 offsets make 2 rows, but there are 1 output slots",
+        ),
+        (
+            &[],
+            1,
+            "0 offsets make 0 rows, but there are 1 output slots",
+        ),
+    ];
+    for (offsets, slots, want) in cases {
+        let msg = panics_with(|| {
+            multi::digest_offsets_into(values, offsets, &mut vec![[0; 16]; slots]);
+        });
+        assert_eq!(msg, format!("md5::multi::digest_offsets_into: {want}"));
+    }
+    // Where an offset does not fit a usize: only on 32-bit targets.
+    if usize::BITS == 32 {
+        let msg = panics_with(|| {
+            multi::digest_offsets_into(values, &[0u64, 1 << 40], &mut [[0; 16]]);
+        });
+        assert!(msg.contains("past the end of values"), "{msg}");
+    }
+}

@@ -1,6 +1,8 @@
 //! Hooks for `benches/multi.rs`, which compares every kernel the CPU has in
-//! one run. Not part of the API.
+//! one run, and for the tests and fuzz targets that run every batch form on
+//! every kernel. Not part of the API.
 
+use super::offsets::{Offset, Offsets};
 use super::{check_out, digest_batch, Kernel, Ptrs, Slices, Soa, MAX_LANES};
 
 /// The kernels this build has that the CPU can run.
@@ -44,6 +46,17 @@ pub fn set_avx512_groups(groups: usize) {
 pub fn digest_many_into<T: AsRef<[u8]>>(name: &str, inputs: &[T], out: &mut [[u8; 16]]) {
     check_out("__bench::digest_many_into", inputs.len(), out.len());
     digest_batch(kernel(name), &Slices(inputs), out);
+}
+
+/// [`super::digest_offsets_into`] with kernel `name`.
+pub fn digest_offsets_into<O: Offset>(
+    name: &str,
+    values: &[u8],
+    offsets: &[O],
+    out: &mut [[u8; 16]],
+) {
+    let rows = Offsets::new("__bench::digest_offsets_into", values, offsets, out.len());
+    digest_batch(kernel(name), &rows, out);
 }
 
 /// The pointers of `lanes` equal slices of `data`, each `blocks` blocks.

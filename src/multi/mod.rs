@@ -10,6 +10,9 @@
 //!   any lengths. A scheduler keeps every lane busy: as soon as one message
 //!   ends, its lane takes the next one. Results come back in input order and
 //!   equal [`Md5::digest`](crate::Md5) of each input.
+//! * [`digest_offsets_into`] hashes each row of a column in Arrow's layout
+//!   (one buffer of bytes, and offsets of type [`Offset`]: `i32`, `i64`,
+//!   `u32`, `u64` or `usize`), reading the rows straight from the buffer.
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
 //!   per stream and call, for example several large files read piece by piece
 //!   on one core, and finishes each stream on its own.
@@ -45,6 +48,7 @@
 //!
 //! * `mod.rs` (this file): the public functions and the lane arrays;
 //! * `source.rs`: the batches the scheduler reads, and their messages;
+//!   `offsets.rs`: the column form;
 //!   `queue.rs`: the order the scheduler starts messages in;
 //!   `scheduler.rs`: the lane scheduler; `pad.rs`: padding, copied into the
 //!   lanes; `single.rs`: one message on the single-stream backend;
@@ -75,6 +79,7 @@ cfg_if::cfg_if! {
 
 mod kernel;
 mod lanes;
+mod offsets;
 mod pad;
 mod portable;
 mod queue;
@@ -104,6 +109,7 @@ mod tests;
 
 use kernel::Kernel;
 pub use lanes::Lanes;
+pub use offsets::{digest_offsets_into, Offset};
 use scheduler::digest_batch;
 use source::Slices;
 

@@ -1,5 +1,6 @@
 //! The kernels lane by lane against single-stream hashing, and the
-//! scheduler and [`Lanes`] on every kernel the CPU has.
+//! scheduler and [`Lanes`] on every kernel the CPU has; the other batch
+//! forms and the encoders in `forms.rs`.
 
 /// The seeded generator the integration tests and benches use too.
 #[path = "../../../tests/common/rng.rs"]
@@ -13,6 +14,8 @@ use crate::{compress, Digest, Md5};
 use std::{println, vec, vec::Vec};
 
 use test_rng::Rng;
+
+mod forms;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
 /// which interprets every vector instruction, finishes in minutes. The
