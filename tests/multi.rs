@@ -451,3 +451,72 @@ fn digest_offsets_rejects_bad_columns() {
         assert!(msg.contains("past the end of values"), "{msg}");
     }
 }
+
+/// The pieces forms against md-5 0.10.6 over the concatenation, on every
+/// kernel: affixes at the padding edges and longer than a lane's buffer,
+/// messages of 0 to 200 bytes and long ones.
+#[test]
+fn pieces_forms_match_upstream() {
+    let mut rng = Rng(0x7465_7374_0021);
+    for affix in [0, 1, 4, 55, 56, 63, 64, 65, 128, 300] {
+        let affix = rng.bytes(affix);
+        let inputs: Vec<Vec<u8>> = row_lengths(&mut rng, 120)
+            .into_iter()
+            .map(|n| rng.bytes(n))
+            .collect();
+        let after: Vec<[u8; 16]> = inputs
+            .iter()
+            .map(|m| upstream(&[&m[..], &affix].concat()))
+            .collect();
+        let before: Vec<[u8; 16]> = inputs
+            .iter()
+            .map(|m| upstream(&[&affix, &m[..]].concat()))
+            .collect();
+        let lists: Vec<[&[u8]; 3]> = inputs.iter().map(|m| [&affix[..], m, &affix]).collect();
+        let around: Vec<[u8; 16]> = lists.iter().map(|l| upstream(&l.concat())).collect();
+        let mut got = vec![[0u8; 16]; inputs.len()];
+        multi::digest_many_suffixed_into(&inputs, &affix, &mut got);
+        assert_eq!(got, after, "suffix of {} bytes", affix.len());
+        multi::digest_many_prefixed_into(&affix, &inputs, &mut got);
+        assert_eq!(got, before, "prefix of {} bytes", affix.len());
+        multi::digest_pieces_into(&lists, &mut got);
+        assert_eq!(got, around, "pieces around {} bytes", affix.len());
+        for kernel in multi::__bench::kernels() {
+            multi::__bench::digest_many_suffixed_into(kernel, &inputs, &affix, &mut got);
+            assert_eq!(got, after, "kernel {kernel}, suffix of {}", affix.len());
+            multi::__bench::digest_many_prefixed_into(kernel, &affix, &inputs, &mut got);
+            assert_eq!(got, before, "kernel {kernel}, prefix of {}", affix.len());
+            multi::__bench::digest_pieces_into(kernel, &lists, &mut got);
+            assert_eq!(
+                got,
+                around,
+                "kernel {kernel}, pieces around {}",
+                affix.len()
+            );
+        }
+    }
+    // Lists of any length, and of owned pieces.
+    let lists: Vec<Vec<String>> = vec![vec![], vec!["a".into()], vec!["".into(); 5]];
+    let mut got = [[0u8; 16]; 3];
+    multi::digest_pieces_into(&lists, &mut got);
+    assert_eq!(got, [upstream(b""), upstream(b"a"), upstream(b"")]);
+}
+
+#[test]
+fn pieces_forms_check_lengths() {
+    let msg = panics_with(|| multi::digest_many_suffixed_into(&["a"], b"s", &mut [[0; 16]; 2]));
+    assert_eq!(
+        msg,
+        "md5::multi::digest_many_suffixed_into: 1 inputs but 2 output slots"
+    );
+    let msg = panics_with(|| multi::digest_many_prefixed_into(b"p", &["a", "b"], &mut []));
+    assert_eq!(
+        msg,
+        "md5::multi::digest_many_prefixed_into: 2 inputs but 0 output slots"
+    );
+    let msg = panics_with(|| multi::digest_pieces_into(&[["a", "b"]], &mut []));
+    assert_eq!(
+        msg,
+        "md5::multi::digest_pieces_into: 1 inputs but 0 output slots"
+    );
+}

@@ -3,7 +3,9 @@
 //! every kernel. Not part of the API.
 
 use super::offsets::{Offset, Offsets};
+use super::pieces::{PieceLists, Prefixed, Suffixed};
 use super::{check_out, digest_batch, Kernel, Ptrs, Slices, Soa, MAX_LANES};
+use core::marker::PhantomData;
 
 /// The kernels this build has that the CPU can run.
 pub fn kernels() -> impl Iterator<Item = &'static str> {
@@ -57,6 +59,46 @@ pub fn digest_offsets_into<O: Offset>(
 ) {
     let rows = Offsets::new("__bench::digest_offsets_into", values, offsets, out.len());
     digest_batch(kernel(name), &rows, out);
+}
+
+/// [`super::digest_many_suffixed_into`] with kernel `name`.
+pub fn digest_many_suffixed_into<T: AsRef<[u8]>>(
+    name: &str,
+    inputs: &[T],
+    suffix: &[u8],
+    out: &mut [[u8; 16]],
+) {
+    check_out(
+        "__bench::digest_many_suffixed_into",
+        inputs.len(),
+        out.len(),
+    );
+    digest_batch(kernel(name), &Suffixed { inputs, suffix }, out);
+}
+
+/// [`super::digest_many_prefixed_into`] with kernel `name`.
+pub fn digest_many_prefixed_into<T: AsRef<[u8]>>(
+    name: &str,
+    prefix: &[u8],
+    inputs: &[T],
+    out: &mut [[u8; 16]],
+) {
+    check_out(
+        "__bench::digest_many_prefixed_into",
+        inputs.len(),
+        out.len(),
+    );
+    digest_batch(kernel(name), &Prefixed::new(prefix, inputs), out);
+}
+
+/// [`super::digest_pieces_into`] with kernel `name`.
+pub fn digest_pieces_into<P, S>(name: &str, inputs: &[P], out: &mut [[u8; 16]])
+where
+    P: AsRef<[S]>,
+    S: AsRef<[u8]>,
+{
+    check_out("__bench::digest_pieces_into", inputs.len(), out.len());
+    digest_batch(kernel(name), &PieceLists(inputs, PhantomData), out);
 }
 
 /// The pointers of `lanes` equal slices of `data`, each `blocks` blocks.

@@ -13,6 +13,10 @@
 //! * [`digest_offsets_into`] hashes each row of a column in Arrow's layout
 //!   (one buffer of bytes, and offsets of type [`Offset`]: `i32`, `i64`,
 //!   `u32`, `u64` or `usize`), reading the rows straight from the buffer.
+//! * [`digest_many_suffixed_into`], [`digest_many_prefixed_into`] and
+//!   [`digest_pieces_into`] hash messages given as pieces (a shared suffix
+//!   or prefix, or a list per message) as their concatenation, without
+//!   copying them together.
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
 //!   per stream and call, for example several large files read piece by piece
 //!   on one core, and finishes each stream on its own.
@@ -48,7 +52,7 @@
 //!
 //! * `mod.rs` (this file): the public functions and the lane arrays;
 //! * `source.rs`: the batches the scheduler reads, and their messages;
-//!   `offsets.rs`: the column form;
+//!   `offsets.rs` and `pieces.rs`: the column and pieces forms;
 //!   `queue.rs`: the order the scheduler starts messages in;
 //!   `scheduler.rs`: the lane scheduler; `pad.rs`: padding, copied into the
 //!   lanes; `single.rs`: one message on the single-stream backend;
@@ -81,6 +85,7 @@ mod kernel;
 mod lanes;
 mod offsets;
 mod pad;
+mod pieces;
 mod portable;
 mod queue;
 mod scheduler;
@@ -110,6 +115,7 @@ mod tests;
 use kernel::Kernel;
 pub use lanes::Lanes;
 pub use offsets::{digest_offsets_into, Offset};
+pub use pieces::{digest_many_prefixed_into, digest_many_suffixed_into, digest_pieces_into};
 use scheduler::digest_batch;
 use source::Slices;
 

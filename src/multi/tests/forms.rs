@@ -1,11 +1,14 @@
-//! The batch forms other than slices (Arrow offsets) on every kernel
-//! against `Md5` fed the same bytes.
+//! The batch forms other than slices (Arrow offsets, a shared suffix or
+//! prefix, lists of pieces) on every kernel against `Md5` fed the same
+//! bytes.
 
 use super::{for_each_kernel, widest, Rng, SHRINK};
 use crate::multi::kernel::Kernel;
 use crate::multi::offsets::{Offset, Offsets};
+use crate::multi::pieces::{PieceLists, Prefixed, Suffixed};
 use crate::multi::scheduler::digest_batch;
 use crate::{Digest, Md5};
+use core::marker::PhantomData;
 use std::{vec, vec::Vec};
 
 /// `Md5` of the concatenation of `pieces`, fed piece by piece.
@@ -116,4 +119,91 @@ fn offsets_padding_edges() {
             .collect();
         for_each_kernel(|k| check(k, &Offsets::new("test", &data, &offsets, 201), &want));
     }
+}
+
+/// Affix lengths at every padding edge, and longer than a lane's buffer
+/// (so that some messages have no plan that fits it).
+const AFFIXES: [usize; 12] = [0, 1, 4, 55, 56, 63, 64, 65, 127, 128, 200, 300];
+
+#[test]
+fn suffixed_and_prefixed_every_kernel() {
+    let mut rng = Rng(0x6f66_6673_0003);
+    for &affix in &AFFIXES {
+        let affix = rng.bytes(affix);
+        let count = widest() + 3 + rng.below(40);
+        let inputs: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let n = row_len(&mut rng);
+                rng.bytes(n)
+            })
+            .collect();
+        let after: Vec<[u8; 16]> = inputs.iter().map(|m| md5_of(&[m, &affix])).collect();
+        let before: Vec<[u8; 16]> = inputs.iter().map(|m| md5_of(&[&affix, m])).collect();
+        for_each_kernel(|k| {
+            check(
+                k,
+                &Suffixed {
+                    inputs: &inputs,
+                    suffix: &affix,
+                },
+                &after,
+            );
+            check(k, &Prefixed::new(&affix, &inputs), &before);
+        });
+    }
+    // rsync's shape: blocks of one whole-block length and a 4-byte seed,
+    // a full set and more.
+    let blocks: Vec<Vec<u8>> = (0..2 * widest() + 3)
+        .map(|_| rng.bytes(4096 / SHRINK.min(16)))
+        .collect();
+    let seed = [1, 2, 3, 4];
+    let want: Vec<[u8; 16]> = blocks.iter().map(|b| md5_of(&[b, &seed])).collect();
+    for_each_kernel(|k| {
+        check(
+            k,
+            &Suffixed {
+                inputs: &blocks,
+                suffix: &seed,
+            },
+            &want,
+        )
+    });
+}
+
+#[test]
+fn pieces_every_kernel() {
+    let mut rng = Rng(0x6f66_6673_0004);
+    for round in 0..12 {
+        let count = rng.below(3 * widest());
+        let lists: Vec<Vec<Vec<u8>>> = (0..count)
+            .map(|_| {
+                (0..rng.below(5))
+                    .map(|_| {
+                        // Round 0: every piece short. Otherwise some long
+                        // pieces, so that a list may have two (no plan
+                        // fits, and it is hashed on its own).
+                        let n = match (round, rng.below(6)) {
+                            (0, _) | (_, 0..=3) => rng.below(70),
+                            (_, 4) => AFFIXES[rng.below(AFFIXES.len())],
+                            _ => 500 + rng.below(3000 / SHRINK),
+                        };
+                        rng.bytes(n)
+                    })
+                    .collect()
+            })
+            .collect();
+        let want: Vec<[u8; 16]> = lists
+            .iter()
+            .map(|l| md5_of(&l.iter().map(Vec::as_slice).collect::<Vec<_>>()))
+            .collect();
+        for_each_kernel(|k| check(k, &PieceLists(&lists, PhantomData), &want));
+    }
+    // Arrays of slices, as the API's example has them.
+    let pairs = [
+        [&b"secret"[..], b"alice"],
+        [b"", b""],
+        [&[9; 100], &[7; 300]],
+    ];
+    let want: Vec<[u8; 16]> = pairs.iter().map(|p| md5_of(p)).collect();
+    for_each_kernel(|k| check(k, &PieceLists(&pairs, PhantomData), &want));
 }
