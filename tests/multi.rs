@@ -520,3 +520,54 @@ fn pieces_forms_check_lengths() {
         "md5::multi::digest_pieces_into: 1 inputs but 0 output slots"
     );
 }
+
+/// Hex and base64 of digests against the `{:x}` formatting of `Md5`'s
+/// output and an independent base64 (md-5 0.10.6's digests, RFC 4648 by
+/// hand, and its test vectors' shape).
+#[test]
+fn encoders_match_format_and_rfc4648() {
+    let mut rng = Rng(0x7465_7374_0022);
+    let inputs: Vec<Vec<u8>> = (0..77).map(|i| rng.bytes(i * 3)).collect();
+    let mut digests = vec![[0u8; 16]; inputs.len()];
+    multi::digest_many_into(&inputs, &mut digests);
+    let mut hex = vec![[0u8; 32]; digests.len()];
+    multi::hex_into(&digests, &mut hex);
+    let mut b64 = vec![[0u8; 24]; digests.len()];
+    multi::base64_into(&digests, &mut b64);
+    for (i, m) in inputs.iter().enumerate() {
+        assert_eq!(
+            hex[i][..],
+            format!("{:x}", upstream::Md5::digest(m)).as_bytes()[..]
+        );
+        assert_eq!(b64[i][..], rfc4648(&upstream(m))[..], "message {i}");
+    }
+    // RFC 1321's "abc", and HTTP's Content-MD5 of it.
+    multi::base64_into(&[upstream(b"abc")], &mut b64[..1]);
+    assert_eq!(&b64[0], b"kAFQmDzST7DWlj99KOF/cg==");
+    let msg = panics_with(|| multi::hex_into(&[[0; 16]; 2], &mut [[0; 32]; 1]));
+    assert_eq!(msg, "md5::multi::hex_into: 2 inputs but 1 output slots");
+    let msg = panics_with(|| multi::base64_into(&[], &mut [[0; 24]; 1]));
+    assert_eq!(msg, "md5::multi::base64_into: 0 inputs but 1 output slots");
+}
+
+/// RFC 4648 base64 with padding, three bytes at a time.
+fn rfc4648(bytes: &[u8]) -> Vec<u8> {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for k in 0..4 {
+            out.push(if k <= chunk.len() {
+                ABC[(n >> (18 - 6 * k)) as usize & 63]
+            } else {
+                b'='
+            });
+        }
+    }
+    out
+}

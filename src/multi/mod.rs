@@ -17,6 +17,8 @@
 //!   [`digest_pieces_into`] hash messages given as pieces (a shared suffix
 //!   or prefix, or a list per message) as their concatenation, without
 //!   copying them together.
+//! * [`hex_into`] and [`base64_into`] write digests as lowercase hex or as
+//!   base64 (HTTP's `Content-MD5`), straight into a column's buffer.
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
 //!   per stream and call, for example several large files read piece by piece
 //!   on one core, and finishes each stream on its own.
@@ -31,6 +33,31 @@
 //! for (m, d) in messages.iter().zip(&digests) {
 //!     assert_eq!(d[..], Md5::digest(m)[..]);
 //! }
+//! # }
+//! ```
+//!
+//! A column in, a column out: the `md5(name)` of a query engine, from a
+//! string column's buffers (as an Arrow `StringArray` holds them: its
+//! `values()` and `value_offsets()`) to the buffers of a `Utf8` column of
+//! hex digests.
+//!
+//! ```
+//! # #[cfg(feature = "std")] {
+//! // The column ["alice", "", "bob"]: its bytes and its 4 offsets.
+//! let values = b"alicebob";
+//! let offsets: &[i32] = &[0, 5, 5, 8];
+//! let rows = offsets.len() - 1;
+//!
+//! let mut digests = vec![[0u8; 16]; rows];
+//! md5::multi::digest_offsets_into(values, offsets, &mut digests);
+//! let mut hex = vec![[0u8; 32]; rows];
+//! md5::multi::hex_into(&digests, &mut hex);
+//!
+//! // The hex column: its values, and offsets 0, 32, 64, ...
+//! let hex_values: Vec<u8> = hex.concat();
+//! let hex_offsets: Vec<i32> = (0..=rows as i32).map(|i| 32 * i).collect();
+//! assert_eq!(&hex_values[32..64], b"d41d8cd98f00b204e9800998ecf8427e"); // ""
+//! assert_eq!(hex_offsets, [0, 32, 64, 96]);
 //! # }
 //! ```
 //!
@@ -56,6 +83,7 @@
 //!   `queue.rs`: the order the scheduler starts messages in;
 //!   `scheduler.rs`: the lane scheduler; `pad.rs`: padding, copied into the
 //!   lanes; `single.rs`: one message on the single-stream backend;
+//! * `hex.rs`, `base64.rs`: the encoders;
 //! * `lanes.rs`: [`Lanes`];
 //! * `kernel.rs`: the kernels of this target, their run-time choice and
 //!   group counts;
@@ -81,6 +109,8 @@ cfg_if::cfg_if! {
     }
 }
 
+mod base64;
+mod hex;
 mod kernel;
 mod lanes;
 mod offsets;
@@ -112,6 +142,8 @@ pub mod __bench;
 #[cfg(test)]
 mod tests;
 
+pub use base64::base64_into;
+pub use hex::hex_into;
 use kernel::Kernel;
 pub use lanes::Lanes;
 pub use offsets::{digest_offsets_into, Offset};
