@@ -571,3 +571,55 @@ fn rfc4648(bytes: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// The parallel forms give the serial forms' digests, on batches small
+/// enough to stay on the calling thread and large enough to be split
+/// (by bytes and by count), of equal and mixed lengths.
+#[test]
+#[cfg(feature = "rayon")]
+fn parallel_forms_match_serial() {
+    let mut rng = Rng(0x7465_7374_0023);
+    for (rows, long) in [
+        (0, false),
+        (5, true),
+        (100, true),
+        (3000, true),
+        (40_000, false),
+    ] {
+        let mut lens = row_lengths(&mut rng, rows);
+        if !long {
+            lens.iter_mut().for_each(|n| *n %= 201);
+        }
+        let (values, offsets) = column(&mut rng, &lens, 9, 0);
+        let inputs: Vec<&[u8]> = offsets.windows(2).map(|w| &values[w[0]..w[1]]).collect();
+        let mut want = vec![[0u8; 16]; rows];
+        multi::digest_many_into(&inputs, &mut want);
+        let mut got = vec![[0u8; 16]; rows];
+        multi::par_digest_many_into(&inputs, &mut got);
+        assert_eq!(got, want, "{rows} rows");
+        got.fill([0; 16]);
+        multi::par_digest_offsets_into(&values, &offsets, &mut got);
+        assert_eq!(got, want, "{rows} rows, offsets");
+        let seed = b"seed";
+        multi::digest_many_suffixed_into(&inputs, seed, &mut want);
+        multi::par_digest_many_suffixed_into(&inputs, seed, &mut got);
+        assert_eq!(got, want, "{rows} rows, suffixed");
+        let key = [7u8; 100];
+        multi::digest_many_prefixed_into(&key, &inputs, &mut want);
+        multi::par_digest_many_prefixed_into(&key, &inputs, &mut got);
+        assert_eq!(got, want, "{rows} rows, prefixed");
+        let lists: Vec<[&[u8]; 2]> = inputs.iter().map(|m| [&key[..], m]).collect();
+        multi::par_digest_pieces_into(&lists, &mut got);
+        assert_eq!(got, want, "{rows} rows, pieces");
+    }
+    let msg = panics_with(|| multi::par_digest_many_into(&["a"], &mut []));
+    assert_eq!(
+        msg,
+        "md5::multi::par_digest_many_into: 1 inputs but 0 output slots"
+    );
+    let msg = panics_with(|| multi::par_digest_offsets_into(b"ab", &[0u32, 3], &mut [[0; 16]]));
+    assert_eq!(
+        msg,
+        "md5::multi::par_digest_offsets_into: offsets[1] = 3 is past the end of values (2 bytes)"
+    );
+}

@@ -19,6 +19,8 @@
 //!   copying them together.
 //! * [`hex_into`] and [`base64_into`] write digests as lowercase hex or as
 //!   base64 (HTTP's `Content-MD5`), straight into a column's buffer.
+//! * With the `rayon` feature, `par_digest_many_into` and the other `par_`
+//!   forms split a large batch over rayon's thread pool.
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
 //!   per stream and call, for example several large files read piece by piece
 //!   on one core, and finishes each stream on its own.
@@ -83,6 +85,7 @@
 //!   `queue.rs`: the order the scheduler starts messages in;
 //!   `scheduler.rs`: the lane scheduler; `pad.rs`: padding, copied into the
 //!   lanes; `single.rs`: one message on the single-stream backend;
+//!   `par.rs`: the `rayon` forms;
 //! * `hex.rs`, `base64.rs`: the encoders;
 //! * `lanes.rs`: [`Lanes`];
 //! * `kernel.rs`: the kernels of this target, their run-time choice and
@@ -115,6 +118,8 @@ mod kernel;
 mod lanes;
 mod offsets;
 mod pad;
+#[cfg(feature = "rayon")]
+mod par;
 mod pieces;
 mod portable;
 mod queue;
@@ -147,6 +152,11 @@ pub use hex::hex_into;
 use kernel::Kernel;
 pub use lanes::Lanes;
 pub use offsets::{digest_offsets_into, Offset};
+#[cfg(feature = "rayon")]
+pub use par::{
+    par_digest_many_into, par_digest_many_prefixed_into, par_digest_many_suffixed_into,
+    par_digest_offsets_into, par_digest_pieces_into,
+};
 pub use pieces::{digest_many_prefixed_into, digest_many_suffixed_into, digest_pieces_into};
 use scheduler::digest_batch;
 use source::Slices;

@@ -143,6 +143,23 @@ impl<'a, O: Offset> Offsets<'a, O> {
         Self { values, offsets }
     }
 
+    /// The bytes of every row.
+    #[cfg(feature = "rayon")]
+    pub(super) fn bytes(&self) -> u64 {
+        match (self.offsets.first(), self.offsets.last()) {
+            (Some(first), Some(last)) => (last.index() - first.index()) as u64,
+            _ => 0,
+        }
+    }
+
+    /// Rows `range` of the column, already checked.
+    #[cfg(feature = "rayon")]
+    pub(super) fn sub(&self, range: core::ops::Range<usize>) -> Self {
+        Self {
+            values: self.values,
+            offsets: &self.offsets[range.start..range.end + 1],
+        }
+    }
 }
 
 impl<'a, O: Offset> Source<'a> for Offsets<'a, O> {

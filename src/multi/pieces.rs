@@ -219,6 +219,15 @@ impl<'a, T> Prefixed<'a, T> {
         }
     }
 
+    /// The messages `range` of the batch, after the same prefix.
+    #[cfg(feature = "rayon")]
+    pub(super) fn sub(&self, range: core::ops::Range<usize>) -> Self {
+        Self {
+            inputs: &self.inputs[range],
+            tail: self.tail,
+            start: self.start,
+        }
+    }
 }
 
 impl<'a, T: AsRef<[u8]>> Source<'a> for Prefixed<'a, T> {
