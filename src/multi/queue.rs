@@ -45,18 +45,18 @@ pub(super) struct Queue<'s, 'a, S: Source<'a>> {
 }
 
 impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
+    /// An empty window: the first messages are read when asked for, so
+    /// that sets of one kind can be taken straight from the source.
     pub(super) fn new(source: &'s S, width: usize) -> Self {
         debug_assert!(width <= WINDOW && WINDOW.is_multiple_of(width));
-        let mut q = Self {
+        Self {
             source,
             taken: 0,
             width,
             window: [Entry::default(); WINDOW],
             head: 0,
             end: 0,
-        };
-        q.refill();
-        q
+        }
     }
 
     /// Moves what is left to the front of the window, fills the rest from
