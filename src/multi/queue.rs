@@ -109,12 +109,12 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
         Some(e)
     }
 
-    /// The source, for reading the next messages past the queue: where the
-    /// window is empty (so they are next in order) and at least `width`
-    /// are left, the index of the first of them.
-    pub(super) fn direct(&self) -> Option<(&'s S, usize)> {
+    /// For reading the next messages from the source past the queue:
+    /// where the window is empty (so they are next in order) and at least
+    /// `width` are left, the index of the first of them.
+    pub(super) fn direct(&self) -> Option<usize> {
         (self.head == self.end && self.source.count() - self.taken >= self.width)
-            .then_some((self.source, self.taken))
+            .then_some(self.taken)
     }
 
     /// After `direct`: the next `n` messages were hashed past the queue.

@@ -85,7 +85,7 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         // With every lane idle: the next set (a full one, or the last
         // messages), hashed at once or started in the lanes.
         if sched.busy() == 0 {
-            if sched.run_direct(&mut queue, out) {
+            if sched.run_direct(source, &mut queue, out) {
                 continue;
             }
             let set = queue.take_set();
@@ -218,10 +218,13 @@ impl<'a> Scheduler<'a> {
     /// once: those read when the set turns out mixed are queued.
     fn run_direct<'s, S: Source<'a>>(
         &mut self,
+        source: &S,
         queue: &mut Queue<'s, 'a, S>,
         out: &mut [[u8; 16]],
     ) -> bool {
-        let Some((source, base)) = queue.direct() else {
+        // `source` is the queue's, passed apart so that the compiler knows
+        // it unchanged through the loops below.
+        let Some(base) = queue.direct() else {
             return false;
         };
         let width = self.width.min(MAX_LANES);
@@ -323,14 +326,13 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    /// Fills rows `0..span` of the state (a multiple of 4, the width of
-    /// every group) with the batch's start.
+    /// Fills every lane of the state with the batch's start: whole rows,
+    /// which compile to a run of vector stores, where a fill of `used`
+    /// lanes would be a loop.
     #[inline(always)]
-    fn init_state(&mut self, span: usize) {
+    fn init_state(&mut self) {
         for (row, init) in self.state.s.iter_mut().zip(self.start.state) {
-            for quad in row[..span].chunks_exact_mut(4) {
-                quad.copy_from_slice(&[init; 4]);
-            }
+            *row = [init; MAX_LANES];
         }
     }
 
@@ -348,7 +350,7 @@ impl<'a> Scheduler<'a> {
     ) {
         debug_assert!(blocks(0) <= BUF_BLOCKS);
         let span = used.next_multiple_of(self.kernel.group_lanes());
-        self.init_state(span);
+        self.init_state();
         // Lanes past the set, in the groups the kernel runs, read lane 0's
         // buffer; their state is discarded.
         let bufs = self.buf.as_ptr().cast::<u8>();
@@ -412,7 +414,7 @@ impl<'a> Scheduler<'a> {
         let span = used.next_multiple_of(self.kernel.group_lanes());
         let first = self.ptr[0];
         self.ptr[used..span].fill(first);
-        self.init_state(span);
+        self.init_state();
         let bits = self.start.len.wrapping_add(len as u64).wrapping_mul(8);
         let mut pad = [0u32; 16];
         pad[0] = 0x80;
