@@ -108,6 +108,37 @@ mod avx2 {
         unsafe { _mm_storel_epi64(dst[16..].as_mut_ptr().cast(), v) }
     }
 
+    /// Where each byte of a half comes from: group `g` of 3 bytes `a b c`
+    /// to lane `g` as bytes `b a c b`.
+    const ORDER: [i8; 16] = [1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10];
+
+    /// The offset from a 6-bit field to its character, by the field's
+    /// class (see `chars`): `a..z`, then `0..9` (ten classes), `+`, `/`,
+    /// `A..Z`.
+    const OFFSETS: [i8; 16] = {
+        let digit = (b'0' as i8).wrapping_sub(52);
+        let mut t = [digit; 16];
+        t[0] = b'a' as i8 - 26;
+        t[11] = b'+' as i8 - 62;
+        t[12] = b'/' as i8 - 63;
+        t[13] = b'A' as i8;
+        (t[14], t[15]) = (0, 0);
+        t
+    };
+
+    /// `table` in both 128-bit halves, for the per-half byte shuffle.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn both_halves(table: [i8; 16]) -> __m256i {
+        // SAFETY: `[i8; 16]` and `__m128i` are 16 plain bytes each, and
+        // every bit pattern is a valid `__m128i`; AVX2 (the caller).
+        unsafe { _mm256_broadcastsi128_si256(core::mem::transmute::<[i8; 16], __m128i>(table)) }
+    }
+
     /// The characters of the first 12 bytes of each half of `x`, four per
     /// 3 bytes.
     ///
@@ -120,12 +151,9 @@ mod avx2 {
         // SAFETY: AVX2 (the caller); register operations only.
         #[allow(unused_unsafe)]
         unsafe {
-            // Group `g` of 3 bytes `a b c` to lane `g` as bytes `b a c b`:
-            // 16-bit halves `ab` and `bc`, big-endian, read as numbers.
-            let order = _mm256_setr_epi8(
-                1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10, //
-                1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10,
-            );
+            // 16-bit halves `ab` and `bc` of each lane, big-endian, read
+            // as numbers.
+            let order = both_halves(ORDER);
             let x = _mm256_shuffle_epi8(x, order);
             // Fields 0 and 2 (bits 10..16 of `ab`, bits 6..12 of `bc`)
             // down to bits 0 and 16 of the lane by a high multiply (by 2^6
@@ -150,41 +178,7 @@ mod avx2 {
                     _mm256_set1_epi8(13),
                 ),
             );
-            let digit = (b'0' as i8).wrapping_sub(52);
-            let offsets = _mm256_setr_epi8(
-                b'a' as i8 - 26,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                b'+' as i8 - 62,
-                b'/' as i8 - 63,
-                b'A' as i8,
-                0,
-                0, //
-                b'a' as i8 - 26,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                digit,
-                b'+' as i8 - 62,
-                b'/' as i8 - 63,
-                b'A' as i8,
-                0,
-                0,
-            );
+            let offsets = both_halves(OFFSETS);
             _mm256_add_epi8(i, _mm256_shuffle_epi8(offsets, class))
         }
     }
