@@ -83,9 +83,10 @@
 //! * `source.rs`: the batches the scheduler reads, and their messages;
 //!   `offsets.rs` and `pieces.rs`: the column and pieces forms;
 //!   `queue.rs`: the order the scheduler starts messages in;
-//!   `scheduler.rs`: the lane scheduler; `pad.rs`: padding, copied into the
-//!   lanes; `single.rs`: one message on the single-stream backend;
-//!   `par.rs`: the `rayon` forms;
+//!   `scheduler.rs`: the lane scheduler, `scheduler/sets.rs` its sets
+//!   hashed at once; `pad.rs`: padding, copied into the lanes;
+//!   `single.rs`: one message on the single-stream backend; `par.rs`: the
+//!   `rayon` forms;
 //! * `hex.rs`, `base64.rs`: the encoders;
 //! * `lanes.rs`: [`Lanes`];
 //! * `kernel.rs`: the kernels of this target, their run-time choice and
@@ -95,8 +96,8 @@
 //! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
 //!   ISA, with its own tricks, and its `#[target_feature]` entry points;
 //!   `portable.rs`: the fallback;
-//! * `__bench.rs`: hidden hooks for `benches/multi.rs` and `ci/avx512-emu`;
-//!   `tests.rs`.
+//! * `__bench.rs`: hidden hooks for `benches/multi.rs`, the tests, the fuzz
+//!   targets and `ci/avx512-emu`; `tests/`.
 
 cfg_if::cfg_if! {
     // The SIMD kernels: the lane-vector trait and the body over it, built
