@@ -13,8 +13,8 @@ use crate::multi::{Soa, MAX_LANES};
 use core::mem::MaybeUninit;
 
 impl<'a> Scheduler<'a> {
-    /// Copies `msg`, of `blocks <= BUF_BLOCKS` blocks with its padding,
-    /// and its padding into lane `lane`'s buffer.
+    /// Copies `msg` and its padding, `blocks <= BUF_BLOCKS` blocks, into
+    /// lane `lane`'s buffer.
     #[inline(always)]
     fn fill<M: Message<'a>>(&mut self, lane: usize, msg: &M, blocks: usize) {
         debug_assert!(blocks <= BUF_BLOCKS && lane < MAX_LANES);
