@@ -114,6 +114,7 @@ cfg_if::cfg_if! {
 }
 
 mod base64;
+mod copy;
 mod hex;
 mod kernel;
 mod lanes;

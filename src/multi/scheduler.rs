@@ -22,12 +22,13 @@
 //!   masks, and each kernel call is followed by one pass over the busy
 //!   lanes.
 
-use super::pad::{fill_shared, padded_blocks, write_end};
+use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use super::queue::{Entry, Queue};
-use super::single::{self, to_bytes};
+use super::single;
 use super::source::{Message, Source, Start};
 use super::{Kernel, Ptrs, Soa, MAX_LANES};
 use crate::compress;
+use crate::compress::soft::pad::to_bytes;
 use core::mem::MaybeUninit;
 
 mod sets;
@@ -291,14 +292,8 @@ impl<'a> Scheduler<'a> {
         match self.shared_len {
             Some(l) => l == total,
             None => {
-                fill_shared(&mut self.shared, total);
-                for (w, b) in self
-                    .shared_words
-                    .iter_mut()
-                    .zip(self.shared.chunks_exact(4))
-                {
-                    *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                }
+                self.shared = whole_block_pad(total);
+                self.shared_words = block_words(&self.shared);
                 self.shared_len = Some(total);
                 true
             }
