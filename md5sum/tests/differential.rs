@@ -459,7 +459,7 @@ fn generate(rng: &mut Rng, fx: &Fixture) -> Case {
     case.input = if list_from_stdin && stdin == Source::Pipe {
         check_list(rng, fx, &mut case)
     } else {
-        noise(rng.below(300), rng.next_u64())
+        noise(rng.below(300), rng.next())
     };
     // Options among the operands, and now and then `--`.
     let mut args = operands;
@@ -839,7 +839,7 @@ fn same_as_gnu() {
         if only.is_some_and(|o| index > o) || (only.is_none() && start.elapsed() > budget) {
             break;
         }
-        let mut rng = Rng::new(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ index);
+        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ index);
         let case = generate(&mut rng, &fx);
         for (name, list) in &case.lists {
             fx.dir.file(OsStr::from_bytes(name), list);
