@@ -200,21 +200,4 @@ impl X86 for V8 {
 
 entry_points!(V8, "avx2");
 
-/// `x`, hidden from the optimiser: see [`LaneVector::opaque`]. A function
-/// of its own, because the `ymm_reg` class needs the target feature, which
-/// a trait method cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "avx2")]
-#[inline]
-fn opaque(mut x: __m256i) -> __m256i {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} */",
-            inout(ymm_reg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+opaque_fn!(__m256i, ymm_reg, "avx2", "/* {0} */");

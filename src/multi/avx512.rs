@@ -258,21 +258,4 @@ impl LaneVector for V16 {
 
 entry_points!(V16, "avx512f,avx512vl");
 
-/// `x`, hidden from the optimiser: see [`LaneVector::opaque`]. A function
-/// of its own, because the `zmm_reg` class needs the target feature, which
-/// a trait method cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn opaque(mut x: __m512i) -> __m512i {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} */",
-            inout(zmm_reg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+opaque_fn!(__m512i, zmm_reg, "avx512f", "/* {0} */");

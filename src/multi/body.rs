@@ -159,18 +159,22 @@ fn opaque(x: usize) -> usize {
 
 /// What [`md5_steps!`] calls, once per step.
 trait Step {
-    /// Step `k` (0 to 63), of round function `OP` (one of
-    /// [`lane_vector::F`] to [`lane_vector::I`]), message word `m` and rotation `L`, `R = 32 - L`.
+    /// Step `k` (0 to 63): round function `OP` (one of [`lane_vector::F`]
+    /// to [`lane_vector::I`]), message word `m`, rotation `L`, `R = 32 - L`.
     fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize);
 }
 
-/// The sum of one step's message word and round constant, `a + x`, for
-/// every group `g`.
+/// Where a step's message word and round constant come from: `add_word(a,
+/// g, m, k)` is `a` plus word `m` of group `g`'s block plus step `k`'s
+/// constant.
 trait Words<V> {
     fn add_word(&self, a: V, g: usize, m: usize, k: usize) -> V;
 }
 
 /// Words loaded and transposed from each lane's own block.
+///
+/// The fields are set only in [`compress`], which makes `rc` point at a
+/// table of 64 words.
 struct Loaded<'m, V, const G: usize> {
     m: &'m [[V; 16]; G],
     /// The 64 round constants; a pointer LLVM cannot see through (see
@@ -191,6 +195,9 @@ impl<V: LaneVector, const G: usize> Words<V> for Loaded<'_, V, G> {
 /// The same block in every lane: each step's word and constant summed
 /// once, in scalar code ([`SharedSums`]), and broadcast from memory (free
 /// on x86: the load unit broadcasts), an add per step fewer.
+///
+/// The field is set only in [`compress`], which makes `mk` point at 64
+/// words.
 struct Shared {
     /// 64 sums, by step; a pointer LLVM cannot see through, so that it
     /// broadcasts each sum where it is used, from memory.

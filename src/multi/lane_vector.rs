@@ -22,6 +22,32 @@ pub(super) const H: i32 = 0x96;
 /// `I = c ^ (b | !d)`.
 pub(super) const I: i32 = 0x39;
 
+/// The `opaque(x)` function of an ISA's module, behind its
+/// [`LaneVector::opaque`]: `x` through an empty `asm!` block naming its
+/// register (class `$class`, operand template `$template`). A function of
+/// its own, with the target feature `$feature`, because the register class
+/// needs the feature, which a trait method cannot enable.
+macro_rules! opaque_fn {
+    ($ty:ty, $class:ident, $feature:literal, $template:literal) => {
+        /// `x`, hidden from the optimiser: see [`LaneVector::opaque`].
+        #[cfg(not(miri))]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        fn opaque(mut x: $ty) -> $ty {
+            // SAFETY: the template is a comment; the block only names `x`'s
+            // register and changes no memory, flags or stack.
+            unsafe {
+                core::arch::asm!(
+                    $template,
+                    inout($class) x,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }
+    };
+}
+
 /// A SIMD register of [`LANES`](LaneVector::LANES) 32-bit lanes.
 ///
 /// Every method is `#[inline(always)]` in every impl: the body is inlined

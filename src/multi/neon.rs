@@ -164,21 +164,4 @@ impl LaneVector for V4 {
 
 entry_points!(V4, "neon");
 
-/// `x`, hidden from the optimiser: see [`LaneVector::opaque`]. A function
-/// of its own, because the `vreg` class needs the target feature, which a
-/// trait method cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "neon")]
-#[inline]
-fn opaque(mut x: uint32x4_t) -> uint32x4_t {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0:v} */",
-            inout(vreg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+opaque_fn!(uint32x4_t, vreg, "neon", "/* {0:v} */");

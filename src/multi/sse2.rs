@@ -164,21 +164,4 @@ impl X86 for V4 {
 
 entry_points!(V4, "sse2");
 
-/// `x`, hidden from the optimiser: see [`LaneVector::opaque`]. A function
-/// of its own, because the `xmm_reg` class needs the target feature, which
-/// a trait method cannot enable.
-#[cfg(not(miri))]
-#[target_feature(enable = "sse2")]
-#[inline]
-fn opaque(mut x: __m128i) -> __m128i {
-    // SAFETY: the template is a comment; the block only names `x`'s
-    // register and changes no memory, flags or stack.
-    unsafe {
-        core::arch::asm!(
-            "/* {0} */",
-            inout(xmm_reg) x,
-            options(pure, nomem, nostack, preserves_flags)
-        )
-    };
-    x
-}
+opaque_fn!(__m128i, xmm_reg, "sse2", "/* {0} */");
