@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 GNU=${GNU_MD5SUM:-/usr/bin/md5sum}
 RUNS=${RUNS:-5}
 
-cargo build --release -p md5sum
+cargo build --release -p md5sum-rs
 OURS=$PWD/target/release/md5sum
 "$OURS" --version | head -2
 

@@ -40,6 +40,11 @@ fn uploaded(data: &[u8], part_size: usize) -> String {
 /// `None` without python3.
 fn reference(dir: &std::path::Path, part_size: usize, files: &[&str]) -> Option<Vec<String>> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../benches/etag_reference.py");
+    // A packaged md5sum-rs has no benches/ above it.
+    if !std::path::Path::new(script).exists() {
+        eprintln!("{script} not found: the hashlib oracle is skipped");
+        return None;
+    }
     let out = match Command::new("python3")
         .arg(script)
         .arg(part_size.to_string())
