@@ -667,6 +667,7 @@ fn comparable(o: &Outcome, case: &Case, ours: bool) -> Outcome {
     let mut stderr = o.stderr.clone();
     if ours {
         stderr = replace(&stderr, b" '--jobs'", b"");
+        stderr = replace(&stderr, b" '--etag'", b"");
     }
     let utf8 = case.locale != "C";
     if case.names.iter().any(|n| misquoted_by_gnu(n, utf8)) {
