@@ -28,6 +28,9 @@
 use md5::{multi::__bench, Digest, Md5};
 use std::hint::black_box;
 
+#[path = "multi/columns.rs"]
+mod columns;
+
 #[path = "../tests/common/cpu.rs"]
 mod cpu;
 use cpu::cpu_name;
@@ -199,10 +202,16 @@ mod clock {
 
     pub(super) fn now_ns() -> u64 {
         if wall() {
-            static START: OnceLock<Instant> = OnceLock::new();
-            return START.get_or_init(Instant::now).elapsed().as_nanos() as u64;
+            return wall_ns();
         }
         thread_cpu_ns()
+    }
+
+    /// Wall time, whatever `MD5_BENCH_WALL_TIME` says: for work on
+    /// several threads.
+    pub(super) fn wall_ns() -> u64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_nanos() as u64
     }
 
     #[cfg(target_os = "linux")]
@@ -247,6 +256,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// Median ns per call of each of `fs`, over interleaved rounds.
 fn measure(fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
+    measure_by(fs, clock::now_ns)
+}
+
+/// [`measure`] by the clock `now` (ns).
+fn measure_by(fs: &mut [Box<dyn FnMut() + '_>], now: fn() -> u64) -> Vec<f64> {
     let rounds = env_or("MD5_BENCH_ROUNDS", 15).max(1) as usize;
     let sample_ns = env_or("MD5_BENCH_SAMPLE_MS", 20) * 1_000_000;
     // Calibrate: calls per sample, from a warm-up call of each.
@@ -254,9 +268,9 @@ fn measure(fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
         .iter_mut()
         .map(|f| {
             f();
-            let t = clock::now_ns();
+            let t = now();
             f();
-            let once = (clock::now_ns() - t).max(1);
+            let once = (now() - t).max(1);
             (sample_ns / once).max(1)
         })
         .collect();
@@ -264,11 +278,11 @@ fn measure(fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
     for round in 0..rounds {
         for i in 0..fs.len() {
             let i = (i + round) % fs.len();
-            let t = clock::now_ns();
+            let t = now();
             for _ in 0..iters[i] {
                 fs[i]();
             }
-            samples[i].push((clock::now_ns() - t) as f64 / iters[i] as f64);
+            samples[i].push((now() - t) as f64 / iters[i] as f64);
         }
     }
     samples.into_iter().map(median).collect()
@@ -305,6 +319,7 @@ fn main() {
             contenders.len(),
             batches.len()
         );
+        columns::run_all(false, &filter);
         return;
     }
 
@@ -384,6 +399,7 @@ fn main() {
     }
 
     compare_peers(&contenders, &ratios);
+    columns::run_all(true, &filter);
     if filter.is_empty() || filter.iter().any(|f| f == "raw") {
         raw_kernels();
     }

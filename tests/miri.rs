@@ -2,10 +2,11 @@
 //! for it (`.ci/run` runs this file under `cargo miri test`, with and without
 //! AVX2): the single-stream backend (`soft` under Miri, whatever the build
 //! selects otherwise) over every padding case, `digest_many_into` with each
-//! multi-buffer kernel over batches that make the scheduler refill lanes, and
-//! `Lanes` with unequal, empty and idle chunks in one and in several lane
-//! groups. The oracle is md-5 0.10.6. In a normal test run it takes
-//! milliseconds.
+//! multi-buffer kernel over batches that make the scheduler refill lanes,
+//! `digest_offsets_into` (rows read straight from a column's buffer) and the
+//! pieces forms the same way, the hex and base64 encoders, and `Lanes` with
+//! unequal, empty and idle chunks in one and in several lane groups. The
+//! oracle is md-5 0.10.6. In a normal test run it takes milliseconds.
 
 use md5::multi::{self, Lanes};
 use md5::{Digest, Md5};
@@ -85,6 +86,72 @@ fn digest_many_every_kernel() {
     }
     println!("multi kernels run: {ran:?}");
     assert!(ran.contains(&"portable") && ran.contains(&multi::backend()));
+}
+
+/// A column in Arrow's layout, its offsets starting above 0 and its rows
+/// ending at the very end of `values` (so that a read past a row would
+/// leave the buffer), on every kernel; then the same messages with a
+/// suffix, a prefix and as lists of pieces, and the digests encoded.
+#[test]
+fn offsets_pieces_and_encoders_every_kernel() {
+    let mut rng = Rng(0x6d69_7269_0004);
+    let widest = multi::__bench::kernels()
+        .map(multi::__bench::lanes)
+        .max()
+        .unwrap();
+    let rows = widest + 3;
+    let lens: Vec<usize> = (0..rows).map(|i| EDGES[(i * 5) % EDGES.len()]).collect();
+    let base = 7;
+    let values = rng.bytes(base + lens.iter().sum::<usize>());
+    let mut offsets = vec![base as u32];
+    for &n in &lens {
+        offsets.push(offsets[offsets.len() - 1] + n as u32);
+    }
+    let msgs: Vec<&[u8]> = offsets
+        .windows(2)
+        .map(|w| &values[w[0] as usize..w[1] as usize])
+        .collect();
+    let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
+    let affix = &values[..70];
+    let after: Vec<[u8; 16]> = msgs
+        .iter()
+        .map(|m| upstream(&[m, affix].concat()))
+        .collect();
+    let before: Vec<[u8; 16]> = msgs
+        .iter()
+        .map(|m| upstream(&[affix, m].concat()))
+        .collect();
+    let lists: Vec<[&[u8]; 2]> = msgs.iter().map(|m| [affix, *m]).collect();
+    let mut out = vec![[0; 16]; rows];
+    for kernel in multi::__bench::kernels() {
+        multi::__bench::digest_offsets_into(kernel, &values, &offsets, &mut out);
+        assert_eq!(out, want, "kernel {kernel}, offsets");
+    }
+    // The pieces forms share the scheduler: the selected kernel only.
+    multi::digest_many_suffixed_into(&msgs, affix, &mut out);
+    assert_eq!(out, after, "suffixed");
+    multi::digest_many_prefixed_into(affix, &msgs, &mut out);
+    assert_eq!(out, before, "prefixed");
+    multi::digest_pieces_into(&lists, &mut out);
+    assert_eq!(out, before, "pieces");
+    let mut hex = vec![[0; 32]; 3];
+    multi::hex_into(&want[..3], &mut hex);
+    let mut b64 = vec![[0; 24]; 3];
+    multi::base64_into(&want[..3], &mut b64);
+    for i in 0..3 {
+        let oracle: String = want[i].iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex[i][..], *oracle.as_bytes());
+        assert_eq!(b64[i][22..], *b"==");
+    }
+    assert_eq!(&b64[1][..22], &multi_b64_of(&want[1])[..22]);
+}
+
+/// Base64 of a digest through the single-digest path (an odd count skips
+/// the pairwise one), to check the pairwise result against.
+fn multi_b64_of(d: &[u8; 16]) -> [u8; 24] {
+    let mut one = [[0; 24]];
+    multi::base64_into(&[*d], &mut one);
+    one[0]
 }
 
 #[test]

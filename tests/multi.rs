@@ -326,3 +326,300 @@ fn lanes_unchanged_by_a_rejected_update() {
         );
     }
 }
+
+/// A column of `lens` rows in Arrow's layout, its offsets starting at
+/// `base`, and `slack` bytes after the last row.
+fn column(rng: &mut Rng, lens: &[usize], base: usize, slack: usize) -> (Vec<u8>, Vec<usize>) {
+    let total: usize = lens.iter().sum();
+    let values = rng.bytes(base + total + slack);
+    let mut offsets = vec![base];
+    for n in lens {
+        offsets.push(offsets[offsets.len() - 1] + n);
+    }
+    (values, offsets)
+}
+
+/// Row lengths 0..=200, the padding edges, and a few long rows.
+fn row_lengths(rng: &mut Rng, rows: usize) -> Vec<usize> {
+    const EDGES: [usize; 10] = [55, 56, 63, 64, 65, 119, 120, 127, 128, 184];
+    (0..rows)
+        .map(|i| match i % 50 {
+            0 => EDGES[rng.below(EDGES.len())],
+            1 => 5000 + rng.below(20_000),
+            _ => rng.below(201),
+        })
+        .collect()
+}
+
+/// `digest_offsets_into` against md-5 0.10.6 row by row, for every offset
+/// type, every kernel, columns of 0 to 1000 rows and Arrow slices of them.
+#[test]
+fn digest_offsets_matches_upstream() {
+    let mut rng = Rng(0x7465_7374_0020);
+    for rows in [0, 1, 2, 31, 64, 65, 1000] {
+        let lens = row_lengths(&mut rng, rows);
+        let (values, offsets) = column(&mut rng, &lens, 0, 3);
+        let want: Vec<[u8; 16]> = offsets
+            .windows(2)
+            .map(|w| upstream(&values[w[0]..w[1]]))
+            .collect();
+        let mut got = vec![[0u8; 16]; rows];
+        multi::digest_offsets_into(&values, &offsets, &mut got);
+        assert_eq!(got, want, "{rows} rows, usize offsets");
+        let as_i32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let as_i64: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+        let as_u32: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
+        let as_u64: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+        for kernel in multi::__bench::kernels() {
+            got.fill([0; 16]);
+            multi::__bench::digest_offsets_into(kernel, &values, &as_i32, &mut got);
+            assert_eq!(got, want, "{rows} rows, i32 offsets, kernel {kernel}");
+        }
+        multi::digest_offsets_into(&values, &as_i64, &mut got);
+        assert_eq!(got, want, "{rows} rows, i64 offsets");
+        multi::digest_offsets_into(&values, &as_u32, &mut got);
+        assert_eq!(got, want, "{rows} rows, u32 offsets");
+        multi::digest_offsets_into(&values, &as_u64, &mut got);
+        assert_eq!(got, want, "{rows} rows, u64 offsets");
+        // Every Arrow slice that starts a third of the way in.
+        if rows >= 3 {
+            let (lo, hi) = (rows / 3, rows - rows / 3);
+            let mut part = vec![[0u8; 16]; hi - lo];
+            multi::digest_offsets_into(&values, &as_i32[lo..=hi], &mut part);
+            assert_eq!(part, want[lo..hi], "rows {lo}..{hi} of {rows}");
+        }
+    }
+    // An empty column: one offset (Arrow's), or none.
+    multi::digest_offsets_into(b"xyz", &[2i32], &mut []);
+    multi::digest_offsets_into::<i64>(b"", &[], &mut []);
+}
+
+/// What `catch_unwind` of `f` panicked with; fails if it did not.
+fn panics_with(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+    panic_message(std::panic::catch_unwind(f).expect_err("no panic"))
+}
+
+/// Bad offsets and output lengths panic, with messages that say which rule
+/// is broken and where, before any row is read (so never out of bounds).
+#[test]
+fn digest_offsets_rejects_bad_columns() {
+    let values = b"0123456789";
+    let cases: [(&[i32], usize, &str); 7] = [
+        (
+            &[0, 4, 2, 10],
+            3,
+            "offsets decrease: offsets[1] = 4 > offsets[2] = 2",
+        ),
+        (&[-1, 4, 10], 2, "offsets[0] = -1 is negative"),
+        (
+            &[0, 4, 11],
+            2,
+            "offsets[2] = 11 is past the end of values (10 bytes)",
+        ),
+        (
+            &[20, 30],
+            1,
+            "offsets[1] = 30 is past the end of values (10 bytes)",
+        ),
+        (
+            &[0, 4, 10],
+            3,
+            "3 offsets make 2 rows, but there are 3 output slots",
+        ),
+        (
+            &[0, 4, 10],
+            1,
+            "3 offsets make 2 rows, but there are 1 output slots",
+        ),
+        (
+            &[],
+            1,
+            "0 offsets make 0 rows, but there are 1 output slots",
+        ),
+    ];
+    for (offsets, slots, want) in cases {
+        let msg = panics_with(|| {
+            multi::digest_offsets_into(values, offsets, &mut vec![[0; 16]; slots]);
+        });
+        assert_eq!(msg, format!("md5::multi::digest_offsets_into: {want}"));
+    }
+    // Where an offset does not fit a usize: only on 32-bit targets.
+    if usize::BITS == 32 {
+        let msg = panics_with(|| {
+            multi::digest_offsets_into(values, &[0u64, 1 << 40], &mut [[0; 16]]);
+        });
+        assert!(msg.contains("past the end of values"), "{msg}");
+    }
+}
+
+/// The pieces forms against md-5 0.10.6 over the concatenation, on every
+/// kernel: affixes at the padding edges and longer than a lane's buffer,
+/// messages of 0 to 200 bytes and long ones.
+#[test]
+fn pieces_forms_match_upstream() {
+    let mut rng = Rng(0x7465_7374_0021);
+    for affix in [0, 1, 4, 55, 56, 63, 64, 65, 128, 300] {
+        let affix = rng.bytes(affix);
+        let inputs: Vec<Vec<u8>> = row_lengths(&mut rng, 120)
+            .into_iter()
+            .map(|n| rng.bytes(n))
+            .collect();
+        let after: Vec<[u8; 16]> = inputs
+            .iter()
+            .map(|m| upstream(&[&m[..], &affix].concat()))
+            .collect();
+        let before: Vec<[u8; 16]> = inputs
+            .iter()
+            .map(|m| upstream(&[&affix, &m[..]].concat()))
+            .collect();
+        let lists: Vec<[&[u8]; 3]> = inputs.iter().map(|m| [&affix[..], m, &affix]).collect();
+        let around: Vec<[u8; 16]> = lists.iter().map(|l| upstream(&l.concat())).collect();
+        let mut got = vec![[0u8; 16]; inputs.len()];
+        multi::digest_many_suffixed_into(&inputs, &affix, &mut got);
+        assert_eq!(got, after, "suffix of {} bytes", affix.len());
+        multi::digest_many_prefixed_into(&affix, &inputs, &mut got);
+        assert_eq!(got, before, "prefix of {} bytes", affix.len());
+        multi::digest_pieces_into(&lists, &mut got);
+        assert_eq!(got, around, "pieces around {} bytes", affix.len());
+        for kernel in multi::__bench::kernels() {
+            multi::__bench::digest_many_suffixed_into(kernel, &inputs, &affix, &mut got);
+            assert_eq!(got, after, "kernel {kernel}, suffix of {}", affix.len());
+            multi::__bench::digest_many_prefixed_into(kernel, &affix, &inputs, &mut got);
+            assert_eq!(got, before, "kernel {kernel}, prefix of {}", affix.len());
+            multi::__bench::digest_pieces_into(kernel, &lists, &mut got);
+            assert_eq!(
+                got,
+                around,
+                "kernel {kernel}, pieces around {}",
+                affix.len()
+            );
+        }
+    }
+    // Lists of any length, and of owned pieces.
+    let lists: Vec<Vec<String>> = vec![vec![], vec!["a".into()], vec!["".into(); 5]];
+    let mut got = [[0u8; 16]; 3];
+    multi::digest_pieces_into(&lists, &mut got);
+    assert_eq!(got, [upstream(b""), upstream(b"a"), upstream(b"")]);
+}
+
+#[test]
+fn pieces_forms_check_lengths() {
+    let msg = panics_with(|| multi::digest_many_suffixed_into(&["a"], b"s", &mut [[0; 16]; 2]));
+    assert_eq!(
+        msg,
+        "md5::multi::digest_many_suffixed_into: 1 inputs but 2 output slots"
+    );
+    let msg = panics_with(|| multi::digest_many_prefixed_into(b"p", &["a", "b"], &mut []));
+    assert_eq!(
+        msg,
+        "md5::multi::digest_many_prefixed_into: 2 inputs but 0 output slots"
+    );
+    let msg = panics_with(|| multi::digest_pieces_into(&[["a", "b"]], &mut []));
+    assert_eq!(
+        msg,
+        "md5::multi::digest_pieces_into: 1 inputs but 0 output slots"
+    );
+}
+
+/// Hex and base64 of digests against the `{:x}` formatting of `Md5`'s
+/// output and an independent base64 (md-5 0.10.6's digests, RFC 4648 by
+/// hand, and its test vectors' shape).
+#[test]
+fn encoders_match_format_and_rfc4648() {
+    let mut rng = Rng(0x7465_7374_0022);
+    let inputs: Vec<Vec<u8>> = (0..77).map(|i| rng.bytes(i * 3)).collect();
+    let mut digests = vec![[0u8; 16]; inputs.len()];
+    multi::digest_many_into(&inputs, &mut digests);
+    let mut hex = vec![[0u8; 32]; digests.len()];
+    multi::hex_into(&digests, &mut hex);
+    let mut b64 = vec![[0u8; 24]; digests.len()];
+    multi::base64_into(&digests, &mut b64);
+    for (i, m) in inputs.iter().enumerate() {
+        assert_eq!(
+            hex[i][..],
+            format!("{:x}", upstream::Md5::digest(m)).as_bytes()[..]
+        );
+        assert_eq!(b64[i][..], rfc4648(&upstream(m))[..], "message {i}");
+    }
+    // RFC 1321's "abc", and HTTP's Content-MD5 of it.
+    multi::base64_into(&[upstream(b"abc")], &mut b64[..1]);
+    assert_eq!(&b64[0], b"kAFQmDzST7DWlj99KOF/cg==");
+    let msg = panics_with(|| multi::hex_into(&[[0; 16]; 2], &mut [[0; 32]; 1]));
+    assert_eq!(msg, "md5::multi::hex_into: 2 inputs but 1 output slots");
+    let msg = panics_with(|| multi::base64_into(&[], &mut [[0; 24]; 1]));
+    assert_eq!(msg, "md5::multi::base64_into: 0 inputs but 1 output slots");
+}
+
+/// RFC 4648 base64 with padding, three bytes at a time.
+fn rfc4648(bytes: &[u8]) -> Vec<u8> {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::new();
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            *chunk.get(1).unwrap_or(&0),
+            *chunk.get(2).unwrap_or(&0),
+        ];
+        let n = u32::from(b[0]) << 16 | u32::from(b[1]) << 8 | u32::from(b[2]);
+        for k in 0..4 {
+            out.push(if k <= chunk.len() {
+                ABC[(n >> (18 - 6 * k)) as usize & 63]
+            } else {
+                b'='
+            });
+        }
+    }
+    out
+}
+
+/// The parallel forms give the serial forms' digests, on batches small
+/// enough to stay on the calling thread and large enough to be split
+/// (by bytes and by count), of equal and mixed lengths.
+#[test]
+#[cfg(feature = "rayon")]
+fn parallel_forms_match_serial() {
+    let mut rng = Rng(0x7465_7374_0023);
+    for (rows, long) in [
+        (0, false),
+        (5, true),
+        (100, true),
+        (3000, true),
+        (40_000, false),
+    ] {
+        let mut lens = row_lengths(&mut rng, rows);
+        if !long {
+            lens.iter_mut().for_each(|n| *n %= 201);
+        }
+        let (values, offsets) = column(&mut rng, &lens, 9, 0);
+        let inputs: Vec<&[u8]> = offsets.windows(2).map(|w| &values[w[0]..w[1]]).collect();
+        let mut want = vec![[0u8; 16]; rows];
+        multi::digest_many_into(&inputs, &mut want);
+        let mut got = vec![[0u8; 16]; rows];
+        multi::par_digest_many_into(&inputs, &mut got);
+        assert_eq!(got, want, "{rows} rows");
+        got.fill([0; 16]);
+        multi::par_digest_offsets_into(&values, &offsets, &mut got);
+        assert_eq!(got, want, "{rows} rows, offsets");
+        let seed = b"seed";
+        multi::digest_many_suffixed_into(&inputs, seed, &mut want);
+        multi::par_digest_many_suffixed_into(&inputs, seed, &mut got);
+        assert_eq!(got, want, "{rows} rows, suffixed");
+        let key = [7u8; 100];
+        multi::digest_many_prefixed_into(&key, &inputs, &mut want);
+        multi::par_digest_many_prefixed_into(&key, &inputs, &mut got);
+        assert_eq!(got, want, "{rows} rows, prefixed");
+        let lists: Vec<[&[u8]; 2]> = inputs.iter().map(|m| [&key[..], m]).collect();
+        multi::par_digest_pieces_into(&lists, &mut got);
+        assert_eq!(got, want, "{rows} rows, pieces");
+    }
+    let msg = panics_with(|| multi::par_digest_many_into(&["a"], &mut []));
+    assert_eq!(
+        msg,
+        "md5::multi::par_digest_many_into: 1 inputs but 0 output slots"
+    );
+    let msg = panics_with(|| multi::par_digest_offsets_into(b"ab", &[0u32, 3], &mut [[0; 16]]));
+    assert_eq!(
+        msg,
+        "md5::multi::par_digest_offsets_into: offsets[1] = 3 is past the end of values (2 bytes)"
+    );
+}

@@ -16,7 +16,9 @@ scheduler, padding, Lanes and the kernels. Checks:
   suites    digest_many_into against hashlib: every length 0..=200 (forwards and
             backwards), each padding edge alone in every lane, every count
             0..=130 with random lengths (so every group count and lane occupancy
-            occurs), very unequal lengths, and Lanes with random chunking
+            occurs), very unequal lengths, columns through digest_offsets_into
+            and messages with a suffix or a prefix, and Lanes with random
+            chunking
   trace     no call instruction in md5::multi::avx512::compress; traced calls:
             the vpternlogd and vprold executed in it per group count, none in
             the AVX2 kernel, and the last long messages gathered in one group
@@ -234,6 +236,23 @@ class Md5Multi:
         self.g.call(self.syms["guest_digest_many"], table, len(msgs), out, trace=trace)
         return [self.g.get(out + 16 * i, 16) for i in range(len(msgs))]
 
+    def digest_offsets(self, values, offsets):
+        self.g.brk = DATA
+        v = self.g.put(values, 1)
+        o = self.g.put(struct.pack(f"<{len(offsets)}I", *offsets), 4)
+        n = len(offsets) - 1
+        out = self.g.put(bytes(16 * n))
+        self.g.call(self.syms["guest_digest_offsets"], v, len(values), o, n, out)
+        return [self.g.get(out + 16 * i, 16) for i in range(n)]
+
+    def digest_affixed(self, msgs, affix, prefix):
+        self.g.brk = DATA
+        table = self._msgs(msgs)
+        a = self.g.put(struct.pack("<QQ", self.g.put(affix, 1), len(affix)), 8)
+        out = self.g.put(bytes(16 * len(msgs)))
+        self.g.call(self.syms["guest_digest_affixed"], table, len(msgs), a, int(prefix), out)
+        return [self.g.get(out + 16 * i, 16) for i in range(len(msgs))]
+
     def lanes(self, streams, plan, fin):
         self.g.brk = DATA
         table = self._msgs(streams)
@@ -370,6 +389,39 @@ def main():
         check(total > 0 and bad == 0,
               f"{16 * groups} lanes: {total - bad} of {total} digests equal hashlib's, "
               f"in {len(suites)} calls ({time.perf_counter() - t0:.1f} s)")
+
+    print("== suites: digest_offsets_into and the affixed forms against hashlib")
+    for groups in (2, 4):
+        mm.set_groups(groups)
+        t0 = time.perf_counter()
+        total = bad = 0
+        err = None
+        try:
+            for rows, base in ((0, 0), (1, 5), (70, 0), (200, 17), (400, 3)):
+                lens = [rng.choice([rng.randrange(201), rng.choice((55, 56, 63, 64, 119, 120)),
+                                    rng.randrange(3000)]) for _ in range(rows)]
+                values = rng.randbytes(base + sum(lens) + 1)
+                offsets = [base]
+                for n in lens:
+                    offsets.append(offsets[-1] + n)
+                got = mm.digest_offsets(values, offsets)
+                want = [md5(values[a:b]) for a, b in zip(offsets, offsets[1:])]
+                total += len(want)
+                bad += sum(g != w for g, w in zip(got, want))
+            for affix_len in (0, 4, 63, 64, 65, 300):
+                affix = rng.randbytes(affix_len)
+                msgs = [rng.randbytes(rng.choice((rng.randrange(201), 4096))) for _ in range(150)]
+                for prefix in (False, True):
+                    got = mm.digest_affixed(msgs, affix, prefix)
+                    want = [md5(affix + m if prefix else m + affix) for m in msgs]
+                    total += len(want)
+                    bad += sum(g != w for g, w in zip(got, want))
+        except GuestError as e:
+            err = str(e)
+        check(err is None and total > 0 and bad == 0,
+              f"{16 * groups} lanes: {total - bad} of {total} digests of columns (offsets from 0 and "
+              f"above) and of messages with a suffix or prefix equal hashlib's "
+              f"({err or 'no exception, no panic'}, {time.perf_counter() - t0:.1f} s)")
 
     print("== suites: md5::multi::Lanes with random chunking against hashlib")
     t0 = time.perf_counter()

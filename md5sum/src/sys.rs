@@ -100,7 +100,7 @@ pub fn limit_malloc_arenas() {
 
 /// What [`read_cached`] found.
 #[derive(Debug, PartialEq, Eq)]
-// Elsewhere than on Linux with glibc, every read is `Unknown`.
+// Elsewhere than on Linux with glibc, every read is `Unsupported`.
 #[cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
 pub enum Cached {
     /// This many bytes were in the page cache and have been read (0: end
@@ -108,8 +108,12 @@ pub enum Cached {
     Read(usize),
     /// The bytes at the file position are not in memory; nothing was read.
     No,
-    /// The platform or file system cannot tell; nothing was read.
-    Unknown,
+    /// The platform or file system cannot tell, now or later; nothing was
+    /// read.
+    Unsupported,
+    /// The read failed (the caller's plain read then reports why); nothing
+    /// was read.
+    Failed,
 }
 
 /// Reads at the file position without waiting for the disk (Linux's
@@ -152,16 +156,18 @@ pub fn read_cached(file: &File, buf: &mut [u8]) -> Cached {
                 io::ErrorKind::Interrupted => {}
                 io::ErrorKind::WouldBlock => return Cached::No,
                 // Old kernels (ENOSYS, EINVAL for the flag), file systems
-                // without it (EOPNOTSUPP), or a real read error, which the
-                // caller's plain read then reports.
-                _ => return Cached::Unknown,
+                // without it (EOPNOTSUPP, which newer std maps so too).
+                io::ErrorKind::Unsupported | io::ErrorKind::InvalidInput => {
+                    return Cached::Unsupported
+                }
+                _ => return Cached::Failed,
             }
         }
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     {
         let _ = (file, buf);
-        Cached::Unknown
+        Cached::Unsupported
     }
 }
 

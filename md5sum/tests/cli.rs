@@ -1119,6 +1119,23 @@ fn output_file_is_also_an_input() {
             "{jobs}"
         );
     }
+    // With -z no newline writes GNU's line buffer out: `out` holds only
+    // the whole buffers (of the file's block size) of the records before.
+    for jobs in ["", "{-j1}", "{-j8}"] {
+        let script = format!("\"$0\" {jobs} -z {before} out {after} > out; cat out");
+        let r = same_shell_ours(t.path(), &script);
+        let block = std::os::unix::fs::MetadataExt::blksize(
+            &std::fs::metadata(t.path().join("out")).unwrap(),
+        ) as usize;
+        let records: Vec<&[u8]> = r.stdout.split(|&b| b == 0).collect();
+        let before_len: usize = records[..150].iter().map(|l| l.len() + 1).sum();
+        let held = &r.stdout[..before_len / block * block];
+        assert_eq!(
+            records[150],
+            [md5_hex(held).as_bytes(), b"  out"].concat(),
+            "{jobs}"
+        );
+    }
     // Check mode: `out` holds `a: OK` when it is checked.
     t.file(
         "list",

@@ -1,7 +1,11 @@
 //! Hooks for `benches/multi.rs`, which compares every kernel the CPU has in
-//! one run. Not part of the API.
+//! one run, and for the tests and fuzz targets that run every batch form on
+//! every kernel. Not part of the API.
 
-use super::{digest_many_with, Kernel, Ptrs, Soa, MAX_LANES};
+use super::offsets::{Offset, Offsets};
+use super::pieces::{PieceLists, Prefixed, Suffixed};
+use super::{check_out, digest_batch, Kernel, Ptrs, Slices, Soa, MAX_LANES};
+use core::marker::PhantomData;
 
 /// The kernels this build has that the CPU can run.
 pub fn kernels() -> impl Iterator<Item = &'static str> {
@@ -42,8 +46,59 @@ pub fn set_avx512_groups(groups: usize) {
 
 /// [`super::digest_many_into`] with kernel `name`.
 pub fn digest_many_into<T: AsRef<[u8]>>(name: &str, inputs: &[T], out: &mut [[u8; 16]]) {
-    assert_eq!(inputs.len(), out.len());
-    digest_many_with(kernel(name), inputs, out);
+    check_out("__bench::digest_many_into", inputs.len(), out.len());
+    digest_batch(kernel(name), &Slices(inputs), out);
+}
+
+/// [`super::digest_offsets_into`] with kernel `name`.
+pub fn digest_offsets_into<O: Offset>(
+    name: &str,
+    values: &[u8],
+    offsets: &[O],
+    out: &mut [[u8; 16]],
+) {
+    let rows = Offsets::new("__bench::digest_offsets_into", values, offsets, out.len());
+    digest_batch(kernel(name), &rows, out);
+}
+
+/// [`super::digest_many_suffixed_into`] with kernel `name`.
+pub fn digest_many_suffixed_into<T: AsRef<[u8]>>(
+    name: &str,
+    inputs: &[T],
+    suffix: &[u8],
+    out: &mut [[u8; 16]],
+) {
+    check_out(
+        "__bench::digest_many_suffixed_into",
+        inputs.len(),
+        out.len(),
+    );
+    digest_batch(kernel(name), &Suffixed { inputs, suffix }, out);
+}
+
+/// [`super::digest_many_prefixed_into`] with kernel `name`.
+pub fn digest_many_prefixed_into<T: AsRef<[u8]>>(
+    name: &str,
+    prefix: &[u8],
+    inputs: &[T],
+    out: &mut [[u8; 16]],
+) {
+    check_out(
+        "__bench::digest_many_prefixed_into",
+        inputs.len(),
+        out.len(),
+    );
+    digest_batch(kernel(name), &Prefixed::new(prefix, inputs), out);
+}
+
+/// [`super::digest_pieces_into`] with kernel `name`.
+pub fn digest_pieces_into<P, S>(name: &str, inputs: &[P], out: &mut [[u8; 16]])
+where
+    P: AsRef<[S]>,
+    S: AsRef<[u8]>,
+{
+    check_out("__bench::digest_pieces_into", inputs.len(), out.len());
+    digest_batch(kernel(name), &PieceLists(inputs, PhantomData), out);
 }
 
 /// The pointers of `lanes` equal slices of `data`, each `blocks` blocks.

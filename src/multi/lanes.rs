@@ -1,7 +1,7 @@
 //! [`Lanes`]: several long streams advanced together, one chunk per stream
 //! and call.
 
-use super::scheduler::finish_single;
+use super::single::finish_single;
 use super::{kernel, Kernel, Ptrs, Soa, MAX_LANES};
 use crate::consts::STATE_INIT;
 

@@ -10,6 +10,17 @@
 //!   any lengths. A scheduler keeps every lane busy: as soon as one message
 //!   ends, its lane takes the next one. Results come back in input order and
 //!   equal [`Md5::digest`](crate::Md5) of each input.
+//! * [`digest_offsets_into`] hashes each row of a column in Arrow's layout
+//!   (one buffer of bytes, and offsets of type [`Offset`]: `i32`, `i64`,
+//!   `u32`, `u64` or `usize`), reading the rows straight from the buffer.
+//! * [`digest_many_suffixed_into`], [`digest_many_prefixed_into`] and
+//!   [`digest_pieces_into`] hash messages given as pieces (a shared suffix
+//!   or prefix, or a list per message) as their concatenation, without
+//!   copying them together.
+//! * [`hex_into`] and [`base64_into`] write digests as lowercase hex or as
+//!   base64 (HTTP's `Content-MD5`), straight into a column's buffer.
+//! * With the `rayon` feature, `par_digest_many_into` and the other `par_`
+//!   forms split a large batch over rayon's thread pool.
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
 //!   per stream and call, for example several large files read piece by piece
 //!   on one core, and finishes each stream on its own.
@@ -24,6 +35,31 @@
 //! for (m, d) in messages.iter().zip(&digests) {
 //!     assert_eq!(d[..], Md5::digest(m)[..]);
 //! }
+//! # }
+//! ```
+//!
+//! A column in, a column out: the `md5(name)` of a query engine, from a
+//! string column's buffers (as an Arrow `StringArray` holds them: its
+//! `values()` and `value_offsets()`) to the buffers of a `Utf8` column of
+//! hex digests.
+//!
+//! ```
+//! # #[cfg(feature = "std")] {
+//! // The column ["alice", "", "bob"]: its bytes and its 4 offsets.
+//! let values = b"alicebob";
+//! let offsets: &[i32] = &[0, 5, 5, 8];
+//! let rows = offsets.len() - 1;
+//!
+//! let mut digests = vec![[0u8; 16]; rows];
+//! md5::multi::digest_offsets_into(values, offsets, &mut digests);
+//! let mut hex = vec![[0u8; 32]; rows];
+//! md5::multi::hex_into(&digests, &mut hex);
+//!
+//! // The hex column: its values, and offsets 0, 32, 64, ...
+//! let hex_values: Vec<u8> = hex.concat();
+//! let hex_offsets: Vec<i32> = (0..=rows as i32).map(|i| 32 * i).collect();
+//! assert_eq!(&hex_values[32..64], b"d41d8cd98f00b204e9800998ecf8427e"); // ""
+//! assert_eq!(hex_offsets, [0, 32, 64, 96]);
 //! # }
 //! ```
 //!
@@ -44,7 +80,14 @@
 //! # Layout
 //!
 //! * `mod.rs` (this file): the public functions and the lane arrays;
-//! * `scheduler.rs`: [`digest_many_into`]'s lane scheduler and padding;
+//! * `source.rs`: the batches the scheduler reads, and their messages;
+//!   `offsets.rs` and `pieces.rs`: the column and pieces forms;
+//!   `queue.rs`: the order the scheduler starts messages in;
+//!   `scheduler.rs`: the lane scheduler, `scheduler/sets.rs` its sets
+//!   hashed at once; `pad.rs`: padding, copied into the lanes;
+//!   `single.rs`: one message on the single-stream backend; `par.rs`: the
+//!   `rayon` forms;
+//! * `hex.rs`, `base64.rs`: the encoders;
 //! * `lanes.rs`: [`Lanes`];
 //! * `kernel.rs`: the kernels of this target, their run-time choice and
 //!   group counts;
@@ -53,8 +96,8 @@
 //! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
 //!   ISA, with its own tricks, and its `#[target_feature]` entry points;
 //!   `portable.rs`: the fallback;
-//! * `__bench.rs`: hidden hooks for `benches/multi.rs` and `ci/avx512-emu`;
-//!   `tests.rs`.
+//! * `__bench.rs`: hidden hooks for `benches/multi.rs`, the tests, the fuzz
+//!   targets and `ci/avx512-emu`; `tests/`.
 
 cfg_if::cfg_if! {
     // The SIMD kernels: the lane-vector trait and the body over it, built
@@ -70,10 +113,20 @@ cfg_if::cfg_if! {
     }
 }
 
+mod base64;
+mod hex;
 mod kernel;
 mod lanes;
+mod offsets;
+mod pad;
+#[cfg(feature = "rayon")]
+mod par;
+mod pieces;
 mod portable;
+mod queue;
 mod scheduler;
+mod single;
+mod source;
 
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
 mod avx2;
@@ -95,9 +148,19 @@ pub mod __bench;
 #[cfg(test)]
 mod tests;
 
+pub use base64::base64_into;
+pub use hex::hex_into;
 use kernel::Kernel;
 pub use lanes::Lanes;
-use scheduler::digest_many_with;
+pub use offsets::{digest_offsets_into, Offset};
+#[cfg(feature = "rayon")]
+pub use par::{
+    par_digest_many_into, par_digest_many_prefixed_into, par_digest_many_suffixed_into,
+    par_digest_offsets_into, par_digest_pieces_into,
+};
+pub use pieces::{digest_many_prefixed_into, digest_many_suffixed_into, digest_pieces_into};
+use scheduler::digest_batch;
+use source::Slices;
 
 /// The most lanes a kernel may have: room for four groups of 16 (AVX-512).
 const MAX_LANES: usize = 64;
@@ -146,7 +209,7 @@ impl Soa {
         };
         #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
         let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
-        rows.map(scheduler::to_bytes)
+        rows.map(single::to_bytes)
     }
 
     fn set(&mut self, lane: usize, v: [u32; 4]) {
@@ -219,12 +282,15 @@ pub fn digest_many<T: AsRef<[u8]>>(inputs: &[T]) -> std::vec::Vec<[u8; 16]> {
 /// assert_eq!(out[1], md5::const_digest(&[0x61; 56]));
 /// ```
 pub fn digest_many_into<T: AsRef<[u8]>>(inputs: &[T], out: &mut [[u8; 16]]) {
-    assert_eq!(
-        inputs.len(),
-        out.len(),
-        "md5::multi::digest_many_into: {} inputs but {} output slots",
-        inputs.len(),
-        out.len()
+    check_out("digest_many_into", inputs.len(), out.len());
+    digest_batch(kernel(), &Slices(inputs), out);
+}
+
+/// Panics unless a batch of `inputs` messages has as many output slots.
+#[track_caller]
+fn check_out(what: &str, inputs: usize, out: usize) {
+    assert!(
+        inputs == out,
+        "md5::multi::{what}: {inputs} inputs but {out} output slots"
     );
-    digest_many_with(kernel(), inputs, out);
 }

@@ -2,14 +2,6 @@
 //! backend of this build (`crate::compress`).
 
 use super::{Ptrs, Soa};
-use crate::{Digest, Md5};
-
-/// Hashes each input on its own.
-pub(super) fn digest_many_into<T: AsRef<[u8]>>(inputs: &[T], out: &mut [[u8; 16]]) {
-    for (input, slot) in inputs.iter().zip(out) {
-        *slot = Md5::digest(input.as_ref()).into();
-    }
-}
 
 /// Compresses `blocks` blocks from `ptrs[0]` into lane 0 of `state`, then
 /// the block of the words `last`, if given.

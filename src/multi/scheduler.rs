@@ -1,44 +1,67 @@
-//! The lane scheduler of [`super::digest_many_into`]: keeps every lane of
-//! the kernel busy with a batch of messages of any lengths, and pads each
-//! message in its lane.
+//! The lane scheduler: keeps every lane of the kernel busy with a batch of
+//! messages of any lengths, and pads each message in its lane.
 //!
-//! Messages start longest first within windows of the batch (see
-//! [`Queue`]), so that lanes end close together, the kernel runs long calls
-//! and the batch ends on short messages rather than one long one.
+//! Messages start in the order of the [`Queue`]: most blocks first, within
+//! windows of the batch. Per-message work is kept small, since it is most
+//! of the cost for short messages:
 //!
-//! Per-message work is kept small, since it is most of the cost for short
-//! messages: a message of up to [`BUF_BLOCKS`] blocks with its padding is
-//! copied into its lane's buffer and runs as one stretch of blocks, so a
-//! 64-byte message costs one kernel call shared by all lanes, not two;
-//! longer messages run from the caller's memory, then from their padding,
-//! which for whole-block messages of the batch's first such length is one
-//! block built once and shared. Lanes are tracked in bit masks, and each
-//! kernel call is followed by one pass over the busy lanes.
+//! * With every lane idle, a full set of messages that each fit a lane's
+//!   buffer (up to [`BUF_BLOCKS`] blocks with padding) is copied with its
+//!   padding straight into the lanes' blocks and hashed by one kernel call
+//!   per block count in the set (one call when the counts are equal, as
+//!   the queue's order makes most sets), its digests leaving the state four
+//!   lanes at a time: no per-lane bookkeeping at all. A set of one
+//!   whole-block length runs in place instead, its shared padding block
+//!   from broadcast words. (`scheduler/sets.rs`)
+//! * Otherwise messages start lane by lane: short ones copied into the
+//!   lane's buffer, longer ones run from the caller's memory, then from
+//!   their padding, which for whole-block messages of the batch's first
+//!   such length is one block built once and shared. Messages in pieces
+//!   copy the blocks that straddle pieces to the lane's buffer, and run
+//!   their longest piece's whole blocks in place. Lanes are tracked in bit
+//!   masks, and each kernel call is followed by one pass over the busy
+//!   lanes.
 
-use super::{portable, Kernel, Ptrs, Soa, MAX_LANES};
-use crate::{compress, consts::STATE_INIT};
+use super::pad::{fill_shared, padded_blocks, write_end};
+use super::queue::{Entry, Queue};
+use super::single::{self, to_bytes};
+use super::source::{Message, Source, Start};
+use super::{Kernel, Ptrs, Soa, MAX_LANES};
+use crate::compress;
 use core::mem::MaybeUninit;
+
+mod sets;
 
 /// Blocks in a lane's buffer: a message whose blocks and padding fit is
 /// copied there whole.
 const BUF_BLOCKS: usize = 4;
 const BUF: usize = 64 * BUF_BLOCKS;
 
+/// One lane's buffer, on a cache line of its own so that the kernel's
+/// loads from it never straddle two lines.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct LaneBuf([MaybeUninit<u8>; BUF]);
+
 /// What a lane runs after its current stretch of blocks.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Then {
     /// The message is done.
     Done,
-    /// This many blocks of padding at the start of the lane's buffer.
-    Pad(usize),
+    /// This many blocks at byte offset `at` of the lane's buffer: the
+    /// message's end and its padding.
+    Pad { at: usize, blocks: usize },
     /// The shared padding block.
     Shared,
+    /// The whole blocks in place that follow a head copied to the buffer
+    /// (`Scheduler::body`), then `Scheduler::after`.
+    Body,
 }
 
 /// Where a lane's current stretch of blocks lies.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum From {
-    /// The caller's message, at `Scheduler::ptr`.
+enum Stretch {
+    /// The caller's memory, at `Scheduler::ptr`.
     Message,
     /// The lane's buffer, at byte offset `Scheduler::pos`.
     Buffer,
@@ -46,49 +69,47 @@ enum From {
     Shared,
 }
 
-/// [`digest_many_into`](super::digest_many_into) with the given kernel.
+/// Hashes every message of `source` into the slot of `out` with its index.
 /// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];
-/// `inputs` and `out` have equal lengths.
-pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out: &mut [[u8; 16]]) {
-    debug_assert_eq!(inputs.len(), out.len());
+/// `out` has one slot per message.
+pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &mut [[u8; 16]]) {
+    assert_eq!(source.count(), out.len());
+    let start = source.start();
     if kernel == Kernel::Portable {
-        portable::digest_many_into(inputs, out);
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = single::digest(&source.get(i), start);
+        }
         return;
     }
-    let mut sched = Scheduler::new(kernel);
-    let width = sched.width;
-    let mut queue = Queue::new(inputs, width);
+    let mut sched = Scheduler::new(kernel, start);
+    let mut queue = Queue::new(source, sched.width);
     loop {
-        // With every lane idle and a full set of messages to come: if they
-        // all have one whole-block length, they run as one kernel call
-        // with no bookkeeping; else they start in the lanes as below.
+        // With every lane idle: the next set (a full one, or the last
+        // messages), hashed at once or started in the lanes.
         if sched.busy() == 0 {
-            if let Some(msgs) = queue.take_set() {
-                // Longest first: the first and last lengths are equal only
-                // if all are.
-                let len = msgs[0].1.len();
-                if len >= 64 && len.is_multiple_of(64) && msgs[msgs.len() - 1].1.len() == len {
-                    sched.run_equal(msgs, out);
-                } else {
-                    for (lane, &(index, m)) in msgs.iter().enumerate() {
-                        sched.start(lane, index, m);
-                    }
-                }
+            if sched.run_direct(source, &mut queue, out) {
                 continue;
             }
+            let set = queue.take_set();
+            match set.len() {
+                0 => break,
+                // A lone last message runs faster through the single-stream
+                // backend than through a mostly idle vector.
+                1 => out[set[0].index] = single::digest(&set[0].msg, start),
+                _ => sched.run_set(set, out),
+            }
+            continue;
         }
         // Refill idle lanes with the next messages, lowest lanes first.
         while sched.idle != 0 {
-            let Some((index, m)) = queue.next() else {
+            let Some(e) = queue.next() else {
                 break;
             };
-            sched.start(sched.idle.trailing_zeros() as usize, index, m);
+            sched.start(sched.idle.trailing_zeros() as usize, e, out);
         }
         if queue.is_empty() {
             match sched.busy() {
                 0 => break,
-                // A lone last message runs faster through the single-stream
-                // backend than through a mostly idle vector.
                 1 => {
                     sched.finish_alone(out);
                     break;
@@ -97,135 +118,44 @@ pub(super) fn digest_many_with<T: AsRef<[u8]>>(kernel: Kernel, inputs: &[T], out
                 // kernel runs fewer groups.
                 _ => sched.compact(),
             }
+        } else if sched.busy() == 0 {
+            // Every message started was hashed at once (see `start`).
+            continue;
         }
         sched.step(out);
     }
 }
 
-/// Messages queued at a time: at least the widest kernel's width.
-pub(super) const WINDOW: usize = 192;
-
-/// The messages of a batch in the order they start in the lanes: the
-/// longest first, within windows of up to [`WINDOW`] messages. Lanes then
-/// end close together and the batch ends on its shortest messages, so the
-/// kernel runs long calls with few idle lanes (in input order, a long
-/// message near the end keeps one lane busy alone, and short ones end
-/// every few blocks, each a kernel call). Each input's `as_ref` is called
-/// once.
-struct Queue<'a, T> {
-    inputs: &'a [T],
-    /// Inputs moved into the window so far.
-    taken: usize,
-    width: usize,
-    /// Each queued message with its index, `head..end` still to start.
-    window: [(usize, &'a [u8]); WINDOW],
-    head: usize,
-    end: usize,
-}
-
-impl<'a, T: AsRef<[u8]>> Queue<'a, T> {
-    fn new(inputs: &'a [T], width: usize) -> Self {
-        debug_assert!(width <= WINDOW);
-        let mut q = Self {
-            inputs,
-            taken: 0,
-            width,
-            window: [(0, &[]); WINDOW],
-            head: 0,
-            end: 0,
-        };
-        q.refill();
-        q
-    }
-
-    /// Moves what is left to the front of the window, fills the rest from
-    /// the inputs, and sorts the window longest first (unless it already
-    /// is, as a batch of equal lengths).
-    fn refill(&mut self) {
-        self.window.copy_within(self.head..self.end, 0);
-        self.end -= self.head;
-        self.head = 0;
-        let more = (WINDOW - self.end).min(self.inputs.len() - self.taken);
-        let new = &self.inputs[self.taken..self.taken + more];
-        // What is left is sorted already: only the new messages are checked.
-        let mut prev = match self.end {
-            0 => usize::MAX,
-            end => self.window[end - 1].1.len(),
-        };
-        let mut sorted = true;
-        for ((slot, input), index) in self.window[self.end..self.end + more]
-            .iter_mut()
-            .zip(new)
-            .zip(self.taken..)
-        {
-            let m = input.as_ref();
-            sorted &= m.len() <= prev;
-            prev = m.len();
-            *slot = (index, m);
-        }
-        self.taken += more;
-        self.end += more;
-        if !sorted {
-            self.window[..self.end].sort_unstable_by_key(|&(_, m)| core::cmp::Reverse(m.len()));
-        }
-    }
-
-    /// Whether every message has started: none in the window, and none
-    /// left in the inputs. (A set taken to the window's end leaves it
-    /// empty with inputs to come.)
-    fn is_empty(&self) -> bool {
-        self.head == self.end && self.taken == self.inputs.len()
-    }
-
-    fn next(&mut self) -> Option<(usize, &'a [u8])> {
-        if self.head == self.end {
-            if self.taken == self.inputs.len() {
-                return None;
-            }
-            self.refill();
-        }
-        let item = self.window[self.head];
-        self.head += 1;
-        Some(item)
-    }
-
-    /// The next `width` messages, if there are that many, longest first.
-    fn take_set(&mut self) -> Option<&[(usize, &'a [u8])]> {
-        if self.end - self.head < self.width && self.taken < self.inputs.len() {
-            self.refill();
-        }
-        if self.end - self.head < self.width {
-            return None;
-        }
-        let set = &self.window[self.head..self.head + self.width];
-        self.head += self.width;
-        Some(set)
-    }
-}
-
-/// The lane scheduler of [`digest_many_with`]: which message each lane
+/// The lane scheduler of [`digest_batch`]: which message each lane
 /// hashes and how far it is. Pointers into the scheduler's own buffers are
 /// made afresh for each kernel call, never kept.
 struct Scheduler<'a> {
     kernel: Kernel,
     width: usize,
+    /// What every message continues.
+    start: Start,
     /// Bit `i` set: lane `i` is idle. Only lanes below `width`.
     idle: u64,
     state: Soa,
-    /// Index of each busy lane's message in the input and output slices.
+    /// Index of each busy lane's message in the batch and `out`.
     index: [usize; MAX_LANES],
     /// Blocks left in each lane's current stretch; `usize::MAX` when idle.
     left: [usize; MAX_LANES],
     /// Where each lane's stretch lies, and what follows it.
-    from: [From; MAX_LANES],
+    stretch: [Stretch; MAX_LANES],
     then: [Then; MAX_LANES],
-    /// The next block of a stretch in the caller's message...
+    /// The next block of a stretch in the caller's memory...
     ptr: Ptrs,
     /// ... or its byte offset in the lane's buffer.
     pos: [usize; MAX_LANES],
-    /// Each lane's copy of a short message and its padding, or the padding
-    /// of a long one; only what a lane wrote is read.
-    buf: [MaybeUninit<[u8; BUF]>; MAX_LANES],
+    /// For `Then::Body`: where the blocks in place start, how many they
+    /// are, and what follows them.
+    body: Ptrs,
+    body_blocks: [usize; MAX_LANES],
+    after: [Then; MAX_LANES],
+    /// Each lane's copy of a short message and its padding, or the head
+    /// and padding of a long one; only what a lane wrote is read.
+    buf: [LaneBuf; MAX_LANES],
     /// One padding block for whole-block messages of `shared_len` bytes.
     shared: [u8; 64],
     /// The same block as message words, for the kernel's `last` block.
@@ -236,21 +166,25 @@ struct Scheduler<'a> {
 }
 
 impl<'a> Scheduler<'a> {
-    fn new(kernel: Kernel) -> Self {
+    fn new(kernel: Kernel, start: Start) -> Self {
         let width = kernel.lanes();
         debug_assert!(width <= MAX_LANES && MAX_LANES <= 64);
         Self {
             kernel,
             width,
+            start,
             idle: u64::MAX >> (64 - width),
             state: Soa::new(),
             index: [0; MAX_LANES],
             left: [usize::MAX; MAX_LANES],
-            from: [From::Message; MAX_LANES],
+            stretch: [Stretch::Message; MAX_LANES],
             then: [Then::Done; MAX_LANES],
             ptr: [core::ptr::null(); MAX_LANES],
             pos: [0; MAX_LANES],
-            buf: [const { MaybeUninit::uninit() }; MAX_LANES],
+            body: [core::ptr::null(); MAX_LANES],
+            body_blocks: [0; MAX_LANES],
+            after: [Then::Done; MAX_LANES],
+            buf: [LaneBuf([MaybeUninit::uninit(); BUF]); MAX_LANES],
             shared: [0; 64],
             shared_words: [0; 16],
             shared_len: None,
@@ -262,91 +196,102 @@ impl<'a> Scheduler<'a> {
         self.width - self.idle.count_ones() as usize
     }
 
-    /// Puts message `index` into the idle `lane`.
+    /// Where lane `lane`'s buffer starts, for writing.
+    fn buf_mut(&mut self, lane: usize) -> *mut u8 {
+        self.buf[lane].0.as_mut_ptr().cast()
+    }
+
+    /// Puts message `e` into the idle `lane`. A message in pieces whose
+    /// layout needs more of the lane's buffer than it has is instead
+    /// hashed at once on the single-stream backend, and the lane stays
+    /// idle.
     #[inline]
-    fn start(&mut self, lane: usize, index: usize, msg: &'a [u8]) {
+    fn start<M: Message<'a>>(&mut self, lane: usize, e: Entry<M>, out: &mut [[u8; 16]]) {
         debug_assert!(self.idle & (1 << lane) != 0);
-        self.idle &= !(1 << lane);
-        self.state.set(lane, STATE_INIT);
-        self.index[lane] = index;
+        let msg = e.msg;
         let len = msg.len();
-        let whole = len / 64;
-        let (body, tail) = msg.split_at(64 * whole);
-        if whole >= 1 && tail.is_empty() && self.share_pad(len as u64) {
+        let total = self.start.len.wrapping_add(len as u64);
+        if M::PLAIN && len >= 64 && len.is_multiple_of(64) && self.share_pad(total) {
             // The blocks in place, then the shared padding block.
-            self.from[lane] = From::Message;
-            self.ptr[lane] = body.as_ptr();
-            self.left[lane] = whole;
+            self.occupy(lane, e.index);
+            self.stretch[lane] = Stretch::Message;
+            self.ptr[lane] = msg.plain().as_ptr();
+            self.left[lane] = len / 64;
             self.then[lane] = Then::Shared;
             return;
         }
-        let dst = self.buf[lane].as_mut_ptr().cast::<u8>();
-        if whole + pad_blocks(tail.len()) <= BUF_BLOCKS {
-            // SAFETY: `body` and the padding fit the lane's `BUF` bytes
-            // (checked above), which do not overlap the caller's message.
-            let pad = unsafe {
-                core::ptr::copy_nonoverlapping(body.as_ptr(), dst, body.len());
-                write_pad(dst.add(body.len()), tail, len as u64)
-            };
-            self.from[lane] = From::Buffer;
+        let dst = self.buf_mut(lane);
+        if e.blocks <= BUF_BLOCKS {
+            let blocks = e.blocks;
+            // SAFETY: the message and its padding, `e.blocks` blocks, fit
+            // the lane's `BUF` bytes, which are the scheduler's own.
+            unsafe { write_end(dst, &msg, 0, blocks, total) };
+            self.occupy(lane, e.index);
+            self.stretch[lane] = Stretch::Buffer;
             self.pos[lane] = 0;
-            self.left[lane] = whole + pad;
+            self.left[lane] = blocks;
             self.then[lane] = Then::Done;
             return;
         }
-        // Longer than the buffer: `whole >= BUF_BLOCKS - 1 >= 1`.
-        self.from[lane] = From::Message;
-        self.ptr[lane] = body.as_ptr();
-        self.left[lane] = whole;
-        // SAFETY: at most 128 bytes, within the lane's `BUF`.
-        self.then[lane] = Then::Pad(unsafe { write_pad(dst, tail, len as u64) });
+        // Longer than the buffer: a head of whole blocks copied to it (for
+        // pieces), the run in place, and the end with its padding copied
+        // after the head. A plain message has no head and an end of one or
+        // two blocks, so this always fits.
+        // (A run past `len` can only come from pieces whose `as_ref`
+        // answered differently for the length: hashed on their own then.)
+        let plan = msg.in_place().and_then(|(at, run)| {
+            let end = at + run.len();
+            let end_blocks = padded_blocks(len.checked_sub(end)?);
+            (at / 64 + end_blocks <= BUF_BLOCKS).then_some((at, run, end, end_blocks))
+        });
+        let Some((at, run, end, end_blocks)) = plan else {
+            out[e.index] = single::digest(&msg, self.start);
+            return;
+        };
+        let head = at / 64;
+        // SAFETY: the head (`at` bytes, `head` blocks) and then the end
+        // with its padding (`end_blocks` blocks) fit the lane's `BUF`
+        // bytes (checked above), which are the scheduler's own; `at <= end
+        // <= len`, the run lying within the message.
+        unsafe {
+            msg.copy(0, at, dst);
+            write_end(dst.add(at), &msg, end, end_blocks, total);
+        }
+        self.occupy(lane, e.index);
+        let pad = Then::Pad {
+            at,
+            blocks: end_blocks,
+        };
+        if head == 0 {
+            self.stretch[lane] = Stretch::Message;
+            self.ptr[lane] = run.as_ptr();
+            self.left[lane] = run.len() / 64;
+            self.then[lane] = pad;
+        } else {
+            self.stretch[lane] = Stretch::Buffer;
+            self.pos[lane] = 0;
+            self.left[lane] = head;
+            self.then[lane] = Then::Body;
+            self.body[lane] = run.as_ptr();
+            self.body_blocks[lane] = run.len() / 64;
+            self.after[lane] = pad;
+        }
     }
 
-    /// Hashes `msgs`, one per lane and all of one whole-block length, into
-    /// `out`: one kernel call over their blocks, then their padding block
-    /// from its broadcast words. Every lane is idle before and after.
-    fn run_equal(&mut self, msgs: &[(usize, &[u8])], out: &mut [[u8; 16]]) {
-        debug_assert!(msgs.len() == self.width && self.busy() == 0);
-        let len = msgs[0].1.len();
-        // The idle lanes' stale pointers are overwritten, not cleared first.
-        for (p, (_, m)) in self.ptr.iter_mut().zip(msgs) {
-            debug_assert_eq!(m.len(), len);
-            *p = m.as_ptr();
-        }
-        for (row, init) in self.state.s.iter_mut().zip(STATE_INIT) {
-            row[..msgs.len()].fill(init);
-        }
-        let bits = (len as u64).wrapping_mul(8);
-        let mut pad = [0u32; 16];
-        pad[0] = 0x80;
-        pad[14] = bits as u32;
-        pad[15] = (bits >> 32) as u32;
-        // SAFETY: `self.kernel` came from `Kernel::detect` or
-        // `Kernel::available` (see `digest_many_with`); all `self.width`
-        // lanes are used, each pointing at a message of `len` bytes, `len /
-        // 64` whole blocks.
-        unsafe {
-            self.kernel
-                .compress(&mut self.state, &self.ptr, len / 64, msgs.len(), Some(&pad))
-        };
-        // Four digests at a time: every SIMD kernel's width is a multiple
-        // of 4 (groups of 4, 8 or 16 lanes).
-        debug_assert!(msgs.len().is_multiple_of(4));
-        for (quad, msgs) in msgs.chunks_exact(4).enumerate() {
-            let digests = self.state.digests4(4 * quad);
-            for (&(index, _), d) in msgs.iter().zip(digests) {
-                out[index] = d;
-            }
-        }
+    /// Marks `lane` busy with message `index`, from the batch's start.
+    fn occupy(&mut self, lane: usize, index: usize) {
+        self.idle &= !(1 << lane);
+        self.state.set(lane, self.start.state);
+        self.index[lane] = index;
     }
 
     /// Whether the shared padding block serves a whole-block message of
-    /// `len` bytes; it is built for the first such length of the batch.
-    fn share_pad(&mut self, len: u64) -> bool {
+    /// `total` bytes; it is built for the first such length of the batch.
+    fn share_pad(&mut self, total: u64) -> bool {
         match self.shared_len {
-            Some(l) => l == len,
+            Some(l) => l == total,
             None => {
-                fill_shared(&mut self.shared, len);
+                fill_shared(&mut self.shared, total);
                 for (w, b) in self
                     .shared_words
                     .iter_mut()
@@ -354,7 +299,7 @@ impl<'a> Scheduler<'a> {
                 {
                     *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                 }
-                self.shared_len = Some(len);
+                self.shared_len = Some(total);
                 true
             }
         }
@@ -362,7 +307,7 @@ impl<'a> Scheduler<'a> {
 
     /// Runs the kernel once over as many blocks as every busy lane has in
     /// its current stretch, then moves the lanes whose stretch ended on to
-    /// their padding, or retires them. When every busy lane's message ends
+    /// what follows, or retires them. When every busy lane's message ends
     /// with this stretch and the shared padding block, as in a batch of
     /// equal whole-block lengths, the same call runs that block too (from
     /// its broadcast words: no loads, no transposition) and retires them
@@ -384,10 +329,10 @@ impl<'a> Scheduler<'a> {
             if self.idle & (1 << lane) != 0 {
                 continue;
             }
-            match self.from[lane] {
-                From::Message => {}
-                From::Buffer => self.ptr[lane] = bufs.wrapping_add(lane * BUF + self.pos[lane]),
-                From::Shared => self.ptr[lane] = self.shared.as_ptr(),
+            match self.stretch[lane] {
+                Stretch::Message => {}
+                Stretch::Buffer => self.ptr[lane] = bufs.wrapping_add(lane * BUF + self.pos[lane]),
+                Stretch::Shared => self.ptr[lane] = self.shared.as_ptr(),
             }
             any = self.ptr[lane];
             all_end_shared &= self.left[lane] == n && self.then[lane] == Then::Shared;
@@ -401,7 +346,7 @@ impl<'a> Scheduler<'a> {
         }
         let last = all_end_shared.then_some(&self.shared_words);
         // SAFETY: `self.kernel` came from `Kernel::detect` or
-        // `Kernel::available` (see `digest_many_with`), and `1 <= used <=
+        // `Kernel::available` (see `digest_batch`), and `1 <= used <=
         // self.width`. Each busy lane's pointer starts a stretch of at least
         // `n` blocks in its message (borrowed for `'a`), its buffer (written
         // by `start`; nothing writes it during the call) or the shared
@@ -412,14 +357,7 @@ impl<'a> Scheduler<'a> {
                 .compress(&mut self.state, &self.ptr, n, used, last)
         };
         if all_end_shared {
-            let mut done = busy_mask;
-            while done != 0 {
-                let lane = done.trailing_zeros() as usize;
-                done &= done - 1;
-                out[self.index[lane]] = to_bytes(self.state.get(lane));
-                self.left[lane] = usize::MAX;
-            }
-            self.idle |= busy_mask;
+            self.retire(busy_mask, out);
             return;
         }
         let mut ended = 0u64;
@@ -430,26 +368,52 @@ impl<'a> Scheduler<'a> {
             ended |= u64::from(self.left[lane] == 0) << lane;
         }
         ended &= busy_mask;
+        let mut done = 0;
         while ended != 0 {
             let lane = ended.trailing_zeros() as usize;
             ended &= ended - 1;
-            match self.then[lane] {
-                Then::Pad(blocks) => {
-                    self.from[lane] = From::Buffer;
-                    self.pos[lane] = 0;
+            let then = self.then[lane];
+            self.then[lane] = Then::Done;
+            match then {
+                Then::Pad { at, blocks } => {
+                    self.stretch[lane] = Stretch::Buffer;
+                    self.pos[lane] = at;
                     self.left[lane] = blocks;
                 }
                 Then::Shared => {
-                    self.from[lane] = From::Shared;
+                    self.stretch[lane] = Stretch::Shared;
                     self.left[lane] = 1;
                 }
-                Then::Done => {
-                    out[self.index[lane]] = to_bytes(self.state.get(lane));
-                    self.idle |= 1 << lane;
-                    self.left[lane] = usize::MAX;
+                Then::Body => {
+                    self.stretch[lane] = Stretch::Message;
+                    self.ptr[lane] = self.body[lane];
+                    self.left[lane] = self.body_blocks[lane];
+                    self.then[lane] = self.after[lane];
                 }
+                Then::Done => done |= 1 << lane,
             }
-            self.then[lane] = Then::Done;
+        }
+        self.retire(done, out);
+    }
+
+    /// Writes the digests of the lanes in `done` to `out` and makes them
+    /// idle: four at a time where they make whole quads.
+    fn retire(&mut self, mut done: u64, out: &mut [[u8; 16]]) {
+        self.idle |= done;
+        while done != 0 {
+            let lane = done.trailing_zeros() as usize;
+            if lane.is_multiple_of(4) && (done >> lane) & 0xf == 0xf {
+                let digests = self.state.digests4(lane);
+                for (l, d) in (lane..lane + 4).zip(digests) {
+                    out[self.index[l]] = d;
+                    self.left[l] = usize::MAX;
+                }
+                done &= !(0xf << lane);
+            } else {
+                out[self.index[lane]] = to_bytes(self.state.get(lane));
+                self.left[lane] = usize::MAX;
+                done &= done - 1;
+            }
         }
     }
 
@@ -470,10 +434,13 @@ impl<'a> Scheduler<'a> {
             self.index[to] = self.index[from];
             self.left[to] = self.left[from];
             self.left[from] = usize::MAX;
-            self.from[to] = self.from[from];
+            self.stretch[to] = self.stretch[from];
             self.then[to] = self.then[from];
             self.ptr[to] = self.ptr[from];
             self.pos[to] = self.pos[from];
+            self.body[to] = self.body[from];
+            self.body_blocks[to] = self.body_blocks[from];
+            self.after[to] = self.after[from];
             // Moves only what `from` wrote: the buffer is copied as maybe
             // uninitialised bytes.
             self.buf[to] = self.buf[from];
@@ -486,94 +453,36 @@ impl<'a> Scheduler<'a> {
         debug_assert!(self.busy() == 1 && lane < self.width);
         let mut state = self.state.get(lane);
         let mut run = |at: *const u8, blocks: usize| {
-            // SAFETY: a busy lane's stretch, and its padding, are that many
-            // whole blocks at `at` (see `step`); `[u8; 64]` has alignment 1.
+            // SAFETY: a busy lane's stretches, in its message, its buffer
+            // or the shared block, are that many whole blocks at `at` (see
+            // `step`); `[u8; 64]` has alignment 1.
             let blocks = unsafe { core::slice::from_raw_parts(at.cast::<[u8; 64]>(), blocks) };
             compress::compress(&mut state, blocks);
         };
-        let bufs = self.buf.as_ptr().cast::<u8>();
-        let at = match self.from[lane] {
-            From::Message => self.ptr[lane],
-            From::Buffer => bufs.wrapping_add(lane * BUF + self.pos[lane]),
-            From::Shared => self.shared.as_ptr(),
-        };
-        run(at, self.left[lane]);
-        match self.then[lane] {
-            Then::Done => {}
-            Then::Pad(blocks) => run(bufs.wrapping_add(lane * BUF), blocks),
-            Then::Shared => run(self.shared.as_ptr(), 1),
+        let bufs = self.buf.as_ptr().cast::<u8>().wrapping_add(lane * BUF);
+        run(
+            match self.stretch[lane] {
+                Stretch::Message => self.ptr[lane],
+                Stretch::Buffer => bufs.wrapping_add(self.pos[lane]),
+                Stretch::Shared => self.shared.as_ptr(),
+            },
+            self.left[lane],
+        );
+        let mut then = self.then[lane];
+        loop {
+            match then {
+                Then::Done => break,
+                Then::Pad { at, blocks } => run(bufs.wrapping_add(at), blocks),
+                Then::Shared => run(self.shared.as_ptr(), 1),
+                Then::Body => {
+                    run(self.body[lane], self.body_blocks[lane]);
+                    then = self.after[lane];
+                    continue;
+                }
+            }
+            then = Then::Done;
         }
         out[self.index[lane]] = to_bytes(state);
         self.idle |= 1 << lane;
     }
-}
-
-/// The padding block of a whole-block message of `len` bytes.
-fn fill_shared(block: &mut [u8; 64], len: u64) {
-    *block = [0; 64];
-    block[0] = 0x80;
-    block[56..].copy_from_slice(&len.wrapping_mul(8).to_le_bytes());
-}
-
-/// Fills `pad` with the final one or two blocks of a message whose bytes
-/// after the last whole block are `tail` and whose length is `total` bytes;
-/// returns how many bytes of `pad` to compress (64 or 128).
-fn fill_pad(pad: &mut [u8; 128], tail: &[u8], total: u64) -> usize {
-    // SAFETY: `pad` is valid for writes of 128 bytes.
-    64 * unsafe { write_pad(pad.as_mut_ptr(), tail, total) }
-}
-
-/// Blocks of padding after the last whole block: one, or two when the tail
-/// leaves no room for the 0x80 marker and the 8-byte length.
-const fn pad_blocks(tail: usize) -> usize {
-    if tail < 56 {
-        1
-    } else {
-        2
-    }
-}
-
-/// Writes the final one or two blocks of a message whose bytes after the
-/// last whole block are `tail` (under 64 bytes) and whose length is `total`
-/// bytes to `dst`; returns how many blocks it wrote.
-///
-/// # Safety
-///
-/// `dst` is valid for writes of `64 * pad_blocks(tail.len())` bytes, and
-/// does not overlap `tail`.
-unsafe fn write_pad(dst: *mut u8, tail: &[u8], total: u64) -> usize {
-    debug_assert!(tail.len() < 64);
-    let blocks = pad_blocks(tail.len());
-    let end = 64 * blocks;
-    // SAFETY: every write is within the `end` bytes the caller vouches for:
-    // `tail.len() + 1 <= 64 <= end`, and the length takes the last 8.
-    unsafe {
-        core::ptr::write_bytes(dst, 0, end);
-        core::ptr::copy_nonoverlapping(tail.as_ptr(), dst, tail.len());
-        dst.add(tail.len()).write(0x80);
-        dst.add(end - 8)
-            .cast::<[u8; 8]>()
-            .write_unaligned(total.wrapping_mul(8).to_le_bytes());
-    }
-    blocks
-}
-
-/// Little-endian bytes of a chaining value.
-pub(super) fn to_bytes(state: [u32; 4]) -> [u8; 16] {
-    let mut out = [0u8; 16];
-    for (chunk, v) in out.chunks_exact_mut(4).zip(state) {
-        chunk.copy_from_slice(&v.to_le_bytes());
-    }
-    out
-}
-
-/// Finishes one message on the single-stream backend: `rest` (whole blocks
-/// first, then a tail under 64 bytes) of a message `total` bytes long.
-pub(super) fn finish_single(mut state: [u32; 4], rest: &[u8], total: u64) -> [u8; 16] {
-    let (blocks, tail) = rest.as_chunks::<64>();
-    compress::compress(&mut state, blocks);
-    let mut pad = [0u8; 128];
-    let end = fill_pad(&mut pad, tail, total);
-    compress::compress(&mut state, pad[..end].as_chunks::<64>().0);
-    to_bytes(state)
 }

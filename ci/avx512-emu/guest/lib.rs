@@ -70,6 +70,62 @@ pub unsafe extern "C" fn guest_digest_many(msgs: *const Msg, n: usize, out: *mut
     multi::digest_many_into(msgs, out);
 }
 
+/// `md5::multi::digest_offsets_into` over the column of `values` (`len`
+/// bytes) and `n + 1` `u32` offsets.
+///
+/// # Safety
+///
+/// `values` points at `len` bytes, `offsets` at `n + 1` words, `out` at
+/// room for `n` digests.
+#[no_mangle]
+pub unsafe extern "C" fn guest_digest_offsets(
+    values: *const u8,
+    len: usize,
+    offsets: *const u32,
+    n: usize,
+    out: *mut [u8; 16],
+) {
+    // SAFETY: the caller's contract.
+    let (values, offsets, out) = unsafe {
+        (
+            core::slice::from_raw_parts(values, len),
+            core::slice::from_raw_parts(offsets, n + 1),
+            core::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    multi::digest_offsets_into(values, offsets, out);
+}
+
+/// `md5::multi::digest_many_suffixed_into` (or, if `prefix` is not 0,
+/// `digest_many_prefixed_into`) over `n` messages and `affix`.
+///
+/// # Safety
+///
+/// `msgs` points at `n` valid [`Msg`]s, `affix` at a valid one, `out` at
+/// room for `n` digests.
+#[no_mangle]
+pub unsafe extern "C" fn guest_digest_affixed(
+    msgs: *const Msg,
+    n: usize,
+    affix: *const Msg,
+    prefix: usize,
+    out: *mut [u8; 16],
+) {
+    // SAFETY: the caller's contract.
+    let (msgs, affix, out) = unsafe {
+        (
+            core::slice::from_raw_parts(msgs, n),
+            (*affix).as_ref(),
+            core::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    if prefix != 0 {
+        multi::digest_many_prefixed_into(affix, msgs, out);
+    } else {
+        multi::digest_many_suffixed_into(msgs, affix, out);
+    }
+}
+
 /// Runs a script of `md5::multi::Lanes` calls over `count` streams and
 /// writes each finished digest to `out`; returns how many it wrote.
 ///

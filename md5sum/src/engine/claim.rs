@@ -251,8 +251,8 @@ impl<'c, 'a> Worker<'c, 'a> {
         let known = usize::try_from(len).ok().filter(|&l| l > 0 && l < first);
         let mut n = 0;
         let mut eof = false;
-        if probe && PROBE.load(Ordering::Relaxed) {
-            match sys::read_cached(file.file(), &mut buf) {
+        if probe {
+            match read_cached(&file, &mut buf) {
                 Cached::Read(k) => {
                     self.cfg.bytes.fetch_add(k as u64, Ordering::Relaxed);
                     (n, eof) = (k, k == 0);
@@ -261,7 +261,7 @@ impl<'c, 'a> Worker<'c, 'a> {
                     self.slots[slot] = buf;
                     return First::NotCached(file);
                 }
-                Cached::Unknown => PROBE.store(false, Ordering::Relaxed),
+                Cached::Unsupported | Cached::Failed => {}
             }
         }
         let mut read = Ok(n);
@@ -465,5 +465,62 @@ fn read_whole(
 /// kernel drops single pages now and then; reading those few outside the
 /// disk's turn costs a few short seeks, not the turn).
 fn mostly_cached(file: &Opened, len: u64) -> bool {
+    #[cfg(test)]
+    if let Some(cached) = forced::residency(file) {
+        return cached;
+    }
     sys::cached_sixteenths(file.file(), len).is_some_and(|s| s >= 15)
+}
+
+/// Reads what the page cache holds at the file position, without waiting
+/// for the disk ([`sys::read_cached`]), until the platform says it cannot.
+fn read_cached(file: &Opened, buf: &mut [u8]) -> Cached {
+    #[cfg(test)]
+    match forced::residency(file) {
+        Some(false) => return Cached::No,
+        Some(true) => return Cached::Unsupported,
+        None => {}
+    }
+    if !PROBE.load(Ordering::Relaxed) {
+        return Cached::Unsupported;
+    }
+    let r = sys::read_cached(file.file(), buf);
+    if r == Cached::Unsupported {
+        PROBE.store(false, Ordering::Relaxed);
+    }
+    r
+}
+
+/// Test builds: files the page-cache probes take as cached or not,
+/// whatever the kernel holds, so that tests of the rule depend neither on
+/// what the kernel keeps nor on whether the file system can tell.
+#[cfg(test)]
+pub mod forced {
+    use super::Opened;
+    use crate::sys::{self, FileId};
+    use std::sync::Mutex;
+
+    static FILES: Mutex<Vec<(FileId, bool)>> = Mutex::new(Vec::new());
+
+    /// Takes `file` as wholly cached (`true`) or not at all, until
+    /// [`release`].
+    pub fn set(file: &std::fs::File, cached: bool) {
+        let id = sys::file_id(&file.metadata().unwrap()).unwrap();
+        let mut files = FILES.lock().unwrap();
+        files.retain(|f| f.0 != id);
+        files.push((id, cached));
+    }
+
+    /// Leaves `file` to the kernel again.
+    pub fn release(file: &std::fs::File) {
+        let id = sys::file_id(&file.metadata().unwrap()).unwrap();
+        FILES.lock().unwrap().retain(|f| f.0 != id);
+    }
+
+    /// What [`set`] says of the open file, if anything.
+    pub(super) fn residency(file: &Opened) -> Option<bool> {
+        let id = sys::file_id(&file.file().metadata().ok()?)?;
+        let files = FILES.lock().unwrap();
+        files.iter().find(|f| f.0 == id).map(|f| f.1)
+    }
 }

@@ -1,8 +1,9 @@
 //! The kernels lane by lane against single-stream hashing, and the
-//! scheduler and [`Lanes`] on every kernel the CPU has.
+//! scheduler and [`Lanes`] on every kernel the CPU has; the other batch
+//! forms and the encoders in `forms.rs`.
 
 /// The seeded generator the integration tests and benches use too.
-#[path = "../../tests/common/rng.rs"]
+#[path = "../../../tests/common/rng.rs"]
 mod test_rng;
 
 extern crate std;
@@ -13,6 +14,8 @@ use crate::{compress, Digest, Md5};
 use std::{println, vec, vec::Vec};
 
 use test_rng::Rng;
+
+mod forms;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
 /// which interprets every vector instruction, finishes in minutes. The
@@ -45,10 +48,11 @@ fn for_each_kernel(mut f: impl FnMut(Kernel)) {
     }
 }
 
-/// `digest_many_with(kernel)` against `Md5::digest`, message by message.
+/// `digest_batch(kernel)` of `inputs` against `Md5::digest`, message by
+/// message.
 fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
     let mut out = vec![[0u8; 16]; inputs.len()];
-    digest_many_with(kernel, inputs, &mut out);
+    digest_batch(kernel, &Slices(inputs), &mut out);
     for (i, (input, got)) in inputs.iter().zip(&out).enumerate() {
         assert_eq!(
             got[..],
@@ -219,7 +223,7 @@ fn kernels_unequal_lengths() {
 #[test]
 fn kernels_batches_of_several_windows() {
     let mut rng = Rng(0x6d75_6c74_6907);
-    let mixed: Vec<Vec<u8>> = (0..2 * super::scheduler::WINDOW + 77)
+    let mixed: Vec<Vec<u8>> = (0..2 * super::queue::WINDOW + 77)
         .map(|i| {
             let n = if i % 50 == 49 {
                 5000 / SHRINK + rng.below(3000 / SHRINK)
@@ -230,7 +234,7 @@ fn kernels_batches_of_several_windows() {
         })
         .collect();
     for_each_kernel(|k| check(k, &mixed));
-    let equal: Vec<Vec<u8>> = (0..3 * super::scheduler::WINDOW / 2 + 5)
+    let equal: Vec<Vec<u8>> = (0..3 * super::queue::WINDOW / 2 + 5)
         .map(|_| rng.bytes(64))
         .collect();
     for_each_kernel(|k| check(k, &equal));
@@ -244,7 +248,7 @@ fn kernels_batches_of_several_windows() {
 #[test]
 fn kernels_continue_past_a_window_ended_by_a_set() {
     let mut rng = Rng(0x6d75_6c74_6908);
-    let window = super::scheduler::WINDOW;
+    let window = super::queue::WINDOW;
     for_each_kernel(|k| {
         let w = k.lanes();
         if w == 1 || !window.is_multiple_of(w) {
@@ -270,7 +274,7 @@ fn kernels_continue_past_a_window_ended_by_a_set() {
 #[test]
 fn kernels_random_batches_across_windows() {
     let mut rng = Rng(0x6d75_6c74_6909);
-    let window = super::scheduler::WINDOW;
+    let window = super::queue::WINDOW;
     let rounds = if cfg!(miri) { 2 } else { 40 };
     let lens = [0, 64, 100, 1000, 2047].map(|n| n / SHRINK.min(8));
     for _ in 0..rounds {

@@ -1,0 +1,189 @@
+//! `md5::multi`'s batch forms other than slices, against the oracle of
+//! `md5_fuzz::soft_digest` (the portable compression function and RFC
+//! 1321's padding, written out in the fuzz crate) over each message's
+//! bytes: a column in Arrow's layout (every offset type, offsets starting
+//! above 0 as an Arrow slice's do), a shared suffix or prefix, lists of
+//! pieces; with the kernel the build selects and with every kernel the CPU
+//! has; then the digests to hex and base64 against plain oracles. On an
+//! AVX-512 CPU the AVX-512 kernel runs at each of its widths.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use md5::multi::{self, __bench};
+use md5_fuzz::{fill, soft_digest, vary_avx512_width, Cursor};
+
+/// A length from a selector byte and a value: short rows mostly, the
+/// padding edges, and now and then a long one.
+fn length(sel: u8, v: u16) -> usize {
+    let v = v as usize;
+    match sel % 8 {
+        0..=3 => v % 201,
+        4 => {
+            const EDGES: [usize; 10] = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120];
+            64 * ((v >> 4) % 8) + EDGES[v % 10]
+        }
+        5 => v % 64,
+        _ => v % 6000,
+    }
+}
+
+/// Runs the offsets form with offsets of type `O`, checking every kernel.
+fn check_offsets<O>(values: &[u8], offsets: &[usize], want: &[[u8; 16]])
+where
+    O: multi::Offset + TryFrom<usize>,
+    <O as TryFrom<usize>>::Error: core::fmt::Debug,
+{
+    let offsets: Vec<O> = offsets.iter().map(|&o| O::try_from(o).unwrap()).collect();
+    let mut out = vec![[0u8; 16]; want.len()];
+    multi::digest_offsets_into(values, &offsets, &mut out);
+    assert_eq!(out, want, "offsets {}", core::any::type_name::<O>());
+    for kernel in __bench::kernels() {
+        out.fill([0; 16]);
+        __bench::digest_offsets_into(kernel, values, &offsets, &mut out);
+        assert_eq!(
+            out,
+            want,
+            "kernel {kernel}, offsets {}",
+            core::any::type_name::<O>()
+        );
+    }
+}
+
+/// RFC 4648 base64 of a digest, bit by bit.
+fn base64_bits(d: &[u8; 16]) -> Vec<u8> {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let bits: Vec<u8> = d
+        .iter()
+        .flat_map(|b| (0..8).rev().map(move |i| b >> i & 1))
+        .collect();
+    let mut out: Vec<u8> = bits
+        .chunks(6)
+        .map(|c| ABC[(0..6).fold(0, |v, i| v << 1 | c.get(i).copied().unwrap_or(0)) as usize])
+        .collect();
+    out.extend_from_slice(b"==");
+    out
+}
+
+fuzz_target!(|data: &[u8]| {
+    vary_avx512_width(data);
+    let mut c = Cursor::new(data);
+    let form = c.u8();
+    let count = c.u8() as usize % 201;
+    let lens: Vec<usize> = (0..count).map(|_| length(c.u8(), c.u16())).collect();
+    let base = c.u8() as usize;
+    let affix_len = length(c.u8(), c.u16());
+    let pool = c.rest();
+    let total: usize = lens.iter().sum();
+    let buf = fill(pool, base + total + affix_len + 64);
+    let affix = &buf[buf.len() - affix_len..];
+
+    let want: Vec<[u8; 16]> = match form % 4 {
+        // A column: rows back to back from `base`.
+        0 => {
+            let mut offsets = vec![base];
+            for n in &lens {
+                offsets.push(offsets[offsets.len() - 1] + n);
+            }
+            let values = &buf[..base + total];
+            let want: Vec<[u8; 16]> = offsets
+                .windows(2)
+                .map(|w| soft_digest(&values[w[0]..w[1]]))
+                .collect();
+            // No offsets at all is an empty column too.
+            let offsets = if count == 0 && base % 2 == 1 {
+                &[][..]
+            } else {
+                &offsets[..]
+            };
+            check_offsets::<i32>(values, offsets, &want);
+            check_offsets::<i64>(values, offsets, &want);
+            check_offsets::<u32>(values, offsets, &want);
+            check_offsets::<u64>(values, offsets, &want);
+            check_offsets::<usize>(values, offsets, &want);
+            want
+        }
+        // Messages with a suffix or a prefix; every message starts at its
+        // own offset of the buffer.
+        1 | 2 => {
+            let msgs: Vec<&[u8]> = lens
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| {
+                    let at = i * 131 % (base + total + 1);
+                    &buf[at..at + n.min(buf.len() - at)]
+                })
+                .collect();
+            let suffix = form % 4 == 1;
+            let want: Vec<[u8; 16]> = msgs
+                .iter()
+                .map(|m| {
+                    let joined = if suffix { [*m, affix] } else { [affix, *m] };
+                    soft_digest(&joined.concat())
+                })
+                .collect();
+            let mut out = vec![[0u8; 16]; count];
+            if suffix {
+                multi::digest_many_suffixed_into(&msgs, affix, &mut out);
+            } else {
+                multi::digest_many_prefixed_into(affix, &msgs, &mut out);
+            }
+            assert_eq!(
+                out, want,
+                "suffix: {suffix}, affix {affix_len}, lengths {lens:?}"
+            );
+            for kernel in __bench::kernels() {
+                out.fill([0; 16]);
+                if suffix {
+                    __bench::digest_many_suffixed_into(kernel, &msgs, affix, &mut out);
+                } else {
+                    __bench::digest_many_prefixed_into(kernel, affix, &msgs, &mut out);
+                }
+                assert_eq!(
+                    out, want,
+                    "kernel {kernel}, suffix: {suffix}, lengths {lens:?}"
+                );
+            }
+            want
+        }
+        // Lists of 0 to 3 pieces, cut from the lengths in turn.
+        _ => {
+            let mut at = 0;
+            let mut pieces = lens.iter().map(|&n| {
+                let p = &buf[at..at + n];
+                at = (at + n) % (base + 1);
+                p
+            });
+            let mut lists: Vec<Vec<&[u8]>> = Vec::new();
+            let mut k = base;
+            loop {
+                let take = k % 4;
+                k = k / 4 + 7 * take + 1;
+                let list: Vec<&[u8]> = pieces.by_ref().take(take).collect();
+                if list.len() < take {
+                    break;
+                }
+                lists.push(list);
+            }
+            let want: Vec<[u8; 16]> = lists.iter().map(|l| soft_digest(&l.concat())).collect();
+            let mut out = vec![[0u8; 16]; lists.len()];
+            multi::digest_pieces_into(&lists, &mut out);
+            assert_eq!(out, want, "pieces, lengths {lens:?}");
+            for kernel in __bench::kernels() {
+                out.fill([0; 16]);
+                __bench::digest_pieces_into(kernel, &lists, &mut out);
+                assert_eq!(out, want, "kernel {kernel}, pieces, lengths {lens:?}");
+            }
+            want
+        }
+    };
+
+    let mut hex = vec![[0u8; 32]; want.len()];
+    multi::hex_into(&want, &mut hex);
+    let mut b64 = vec![[0u8; 24]; want.len()];
+    multi::base64_into(&want, &mut b64);
+    for ((d, h), b) in want.iter().zip(&hex).zip(&b64) {
+        let oracle: String = d.iter().map(|x| format!("{x:02x}")).collect();
+        assert_eq!(&h[..], oracle.as_bytes());
+        assert_eq!(&b[..], &base64_bits(d)[..]);
+    }
+});

@@ -1,0 +1,159 @@
+//! Digests to lowercase hex, 32 ASCII bytes each: one nibble lookup per
+//! byte. With SSE2 (x86_64) or NEON (aarch64), where the target enables
+//! them, a digest is two 16-byte vectors of nibbles, interleaved and mapped
+//! to ASCII a vector at a time; elsewhere, and with the portable backend
+//! forced, a table lookup per nibble.
+
+/// Writes each of `digests` in lowercase hex to the slot of `out` with the
+/// same index: 32 ASCII bytes, what an Arrow `FixedSizeBinary(32)` column
+/// holds, or a `Utf8` one whose offsets step by 32.
+///
+/// # Panics
+///
+/// If `digests` and `out` have different lengths.
+///
+/// ```
+/// let mut hex = [[0u8; 32]; 1];
+/// md5::multi::hex_into(&[md5::const_digest(b"abc")], &mut hex);
+/// assert_eq!(&hex[0], b"900150983cd24fb0d6963f7d28e17f72");
+/// ```
+pub fn hex_into(digests: &[[u8; 16]], out: &mut [[u8; 32]]) {
+    super::check_out("hex_into", digests.len(), out.len());
+    for (d, o) in digests.iter().zip(out) {
+        *o = encode(d);
+    }
+}
+
+/// The hex digits, by value.
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// `digest` in lowercase hex.
+#[inline]
+pub(super) fn encode(digest: &[u8; 16]) -> [u8; 32] {
+    if cfg!(any(md5_backend = "soft", feature = "force-soft")) {
+        return portable(digest);
+    }
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    return sse2::encode(digest);
+    #[cfg(all(
+        target_arch = "aarch64",
+        target_endian = "little",
+        target_feature = "neon"
+    ))]
+    return neon::encode(digest);
+    #[allow(unreachable_code)] // where a SIMD form returned above
+    portable(digest)
+}
+
+/// One table lookup per nibble.
+pub(super) fn portable(digest: &[u8; 16]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    for (pair, &b) in out.chunks_exact_mut(2).zip(digest) {
+        pair[0] = DIGITS[usize::from(b >> 4)];
+        pair[1] = DIGITS[usize::from(b & 0xf)];
+    }
+    out
+}
+
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use core::arch::x86_64::*;
+
+    /// The digest's 16 bytes as one vector.
+    #[inline(always)]
+    fn load(digest: &[u8; 16]) -> __m128i {
+        // SAFETY: SSE2 is enabled for the target (this module's cfg); the
+        // load reads the 16 bytes of `digest`, and `loadu` needs no
+        // alignment.
+        unsafe { _mm_loadu_si128(digest.as_ptr().cast()) }
+    }
+
+    /// Writes `v` to `dst`.
+    #[inline(always)]
+    fn store(dst: &mut [u8], v: __m128i) {
+        let dst = &mut dst[..16];
+        // SAFETY: SSE2 is enabled (cfg); the store writes the 16 bytes of
+        // `dst`, and `storeu` needs no alignment.
+        unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), v) }
+    }
+
+    /// Nibbles 0 to 15 to `'0'..='9'` and `'a'..='f'`: `'0' + n`, plus
+    /// the gap from `'9' + 1` to `'a'` where `n > 9`.
+    #[inline(always)]
+    fn ascii(n: __m128i) -> __m128i {
+        // SAFETY: SSE2 is enabled (cfg); these are register operations.
+        #[allow(unused_unsafe)]
+        unsafe {
+            let letters = _mm_and_si128(
+                _mm_cmpgt_epi8(n, _mm_set1_epi8(9)),
+                _mm_set1_epi8((b'a' - b'9' - 1) as i8),
+            );
+            _mm_add_epi8(_mm_add_epi8(n, _mm_set1_epi8(b'0' as i8)), letters)
+        }
+    }
+
+    #[inline]
+    pub(super) fn encode(digest: &[u8; 16]) -> [u8; 32] {
+        let x = load(digest);
+        // SAFETY: SSE2 is enabled (cfg); these are register operations.
+        #[allow(unused_unsafe)]
+        let (first, second) = unsafe {
+            let low = _mm_set1_epi8(0xf);
+            let hi = _mm_and_si128(_mm_srli_epi16::<4>(x), low);
+            let lo = _mm_and_si128(x, low);
+            // Each byte's high nibble, then its low one.
+            (_mm_unpacklo_epi8(hi, lo), _mm_unpackhi_epi8(hi, lo))
+        };
+        let mut out = [0u8; 32];
+        store(&mut out[..16], ascii(first));
+        store(&mut out[16..], ascii(second));
+        out
+    }
+}
+
+#[cfg(all(
+    target_arch = "aarch64",
+    target_endian = "little",
+    target_feature = "neon"
+))]
+mod neon {
+    use core::arch::aarch64::*;
+
+    /// 16 bytes from `src` as one vector.
+    #[inline(always)]
+    fn load(src: &[u8; 16]) -> uint8x16_t {
+        // SAFETY: NEON is enabled for the target (this module's cfg); the
+        // load reads the 16 bytes of `src`, and byte loads need no
+        // alignment.
+        unsafe { vld1q_u8(src.as_ptr()) }
+    }
+
+    /// Writes `v` to `dst`.
+    #[inline(always)]
+    fn store(dst: &mut [u8], v: uint8x16_t) {
+        let dst = &mut dst[..16];
+        // SAFETY: NEON is enabled (cfg); the store writes the 16 bytes of
+        // `dst`, and byte stores need no alignment.
+        unsafe { vst1q_u8(dst.as_mut_ptr(), v) }
+    }
+
+    #[inline]
+    pub(super) fn encode(digest: &[u8; 16]) -> [u8; 32] {
+        let (x, digits) = (load(digest), load(super::DIGITS));
+        // SAFETY: NEON is enabled (cfg); these are register operations.
+        #[allow(unused_unsafe)]
+        let (first, second) = unsafe {
+            let hi = vshrq_n_u8::<4>(x);
+            let lo = vandq_u8(x, vdupq_n_u8(0xf));
+            // Each byte's high nibble, then its low one, looked up.
+            (
+                vqtbl1q_u8(digits, vzip1q_u8(hi, lo)),
+                vqtbl1q_u8(digits, vzip2q_u8(hi, lo)),
+            )
+        };
+        let mut out = [0u8; 32];
+        store(&mut out[..16], first);
+        store(&mut out[16..], second);
+        out
+    }
+}

@@ -1,0 +1,181 @@
+//! The order in which the scheduler starts a batch's messages: the most
+//! blocks (padding included) first, within windows of up to [`WINDOW`]
+//! messages.
+//!
+//! Lanes then end close together and the batch ends on its shortest
+//! messages, so the kernel runs long calls with few idle lanes (in input
+//! order, a long message near the end keeps one lane busy alone, and short
+//! ones end every few blocks, each a kernel call). Sorted by padded blocks,
+//! not bytes, rows of one block (0 to 55 bytes, mixed) count as equal and
+//! are not reordered at all, and mixed short rows fall into runs of one
+//! block count, each of which the scheduler hashes a full set at a time.
+
+use super::pad::padded_blocks;
+use super::source::{Message, Source};
+use core::mem::MaybeUninit;
+
+/// Messages queued at a time: a multiple of every kernel's width (4 to 64
+/// lanes in groups of 4, 8 or 16), so that whole sets fill windows.
+pub(super) const WINDOW: usize = 192;
+
+/// Windows whose block counts are all at most this are sorted by counting
+/// (short messages); others by comparison.
+const COUNTED: usize = 16;
+
+/// A queued message: its index in the batch, its blocks with padding, and
+/// the message.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Entry<M> {
+    pub(super) index: usize,
+    pub(super) blocks: usize,
+    pub(super) msg: M,
+}
+
+/// The messages of a batch in the order they start in the lanes. Each
+/// message is read from the source once.
+pub(super) struct Queue<'s, 'a, S: Source<'a>> {
+    source: &'s S,
+    /// Messages moved into the window so far.
+    taken: usize,
+    width: usize,
+    /// The queued messages, `head..end` still to start.
+    window: [Entry<S::Message>; WINDOW],
+    head: usize,
+    end: usize,
+}
+
+impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
+    /// An empty window: the first messages are read when asked for, so
+    /// that sets of one kind can be taken straight from the source.
+    pub(super) fn new(source: &'s S, width: usize) -> Self {
+        debug_assert!(width <= WINDOW && WINDOW.is_multiple_of(width));
+        Self {
+            source,
+            taken: 0,
+            width,
+            window: [Entry::default(); WINDOW],
+            head: 0,
+            end: 0,
+        }
+    }
+
+    /// Moves what is left to the front of the window, fills the rest from
+    /// the source, and sorts the window by blocks, most first (unless it
+    /// already is, as a batch of one block count is).
+    fn refill(&mut self) {
+        self.window.copy_within(self.head..self.end, 0);
+        self.end -= self.head;
+        self.head = 0;
+        let more = (WINDOW - self.end).min(self.source.count() - self.taken);
+        // What is left is sorted already: only the new messages are checked.
+        let mut prev = match self.end {
+            0 => usize::MAX,
+            end => self.window[end - 1].blocks,
+        };
+        let mut sorted = true;
+        for (slot, index) in self.window[self.end..self.end + more]
+            .iter_mut()
+            .zip(self.taken..)
+        {
+            let msg = self.source.get(index);
+            let blocks = padded_blocks(msg.len());
+            sorted &= blocks <= prev;
+            prev = blocks;
+            *slot = Entry { index, blocks, msg };
+        }
+        self.taken += more;
+        self.end += more;
+        if !sorted {
+            sort(&mut self.window[..self.end]);
+        }
+    }
+
+    /// Whether every message has started: none in the window, and none
+    /// left in the source. (A set taken to the window's end leaves it
+    /// empty with messages to come.)
+    pub(super) fn is_empty(&self) -> bool {
+        self.head == self.end && self.taken == self.source.count()
+    }
+
+    pub(super) fn next(&mut self) -> Option<Entry<S::Message>> {
+        if self.head == self.end {
+            if self.taken == self.source.count() {
+                return None;
+            }
+            self.refill();
+        }
+        let e = self.window[self.head];
+        self.head += 1;
+        Some(e)
+    }
+
+    /// For reading the next messages from the source past the queue:
+    /// where the window is empty (so they are next in order) and at least
+    /// `width` are left, the index of the first of them.
+    pub(super) fn direct(&self) -> Option<usize> {
+        (self.head == self.end && self.source.count() - self.taken >= self.width)
+            .then_some(self.taken)
+    }
+
+    /// After `direct`: the next `n` messages were hashed past the queue.
+    pub(super) fn skip(&mut self, n: usize) {
+        debug_assert!(self.head == self.end && self.taken + n <= self.source.count());
+        self.taken += n;
+    }
+
+    /// After `direct`: `msgs`, the next messages, were read but not hashed;
+    /// they are queued as read (a message is read once).
+    pub(super) fn stash(&mut self, msgs: &[S::Message]) {
+        debug_assert!(self.head == self.end && msgs.len() <= WINDOW);
+        for ((slot, &msg), index) in self.window.iter_mut().zip(msgs).zip(self.taken..) {
+            let blocks = padded_blocks(msg.len());
+            *slot = Entry { index, blocks, msg };
+        }
+        (self.head, self.end) = (0, msgs.len());
+        self.taken += msgs.len();
+        sort(&mut self.window[..self.end]);
+    }
+
+    /// The next `width` messages, most blocks first; fewer (perhaps none)
+    /// only when they are the last.
+    pub(super) fn take_set(&mut self) -> &[Entry<S::Message>] {
+        if self.end - self.head < self.width && self.taken < self.source.count() {
+            self.refill();
+        }
+        let n = self.width.min(self.end - self.head);
+        let set = &self.window[self.head..self.head + n];
+        self.head += n;
+        set
+    }
+}
+
+/// Sorts `window` by blocks, most first: by counting where every count is
+/// small (stable, two passes), else by comparison.
+fn sort<M: Copy>(window: &mut [Entry<M>]) {
+    let most = window.iter().map(|e| e.blocks).max().unwrap_or(0);
+    if most > COUNTED {
+        window.sort_unstable_by_key(|e| core::cmp::Reverse(e.blocks));
+        return;
+    }
+    // `at[b]`: where the next entry of `COUNTED - b` blocks goes.
+    let mut at = [0usize; COUNTED + 1];
+    for e in window.iter() {
+        at[COUNTED - e.blocks + 1] += 1;
+    }
+    for b in 1..at.len() {
+        at[b] += at[b - 1];
+    }
+    let mut sorted = [const { MaybeUninit::<Entry<M>>::uninit() }; WINDOW];
+    for e in window.iter() {
+        let slot = &mut at[COUNTED - e.blocks];
+        sorted[*slot].write(*e);
+        *slot += 1;
+    }
+    // SAFETY: the buckets' slots, `at`'s starts up to its ends, tile
+    // `0..window.len()`, so each of those entries was written once above;
+    // `MaybeUninit<Entry<M>>` has the layout of `Entry<M>`, and the two
+    // arrays do not overlap.
+    unsafe {
+        core::ptr::copy_nonoverlapping(sorted.as_ptr().cast(), window.as_mut_ptr(), window.len())
+    };
+}

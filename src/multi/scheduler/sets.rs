@@ -1,0 +1,267 @@
+//! The scheduler's sets: with every lane idle, a set of messages hashed at
+//! once, straight from the batch ([`Scheduler::run_direct`]) or from the
+//! queue ([`Scheduler::run_set`]): short ones copied with their padding
+//! into the lanes' blocks, whole-block ones of one length in place, and
+//! their digests out four lanes at a time.
+
+use super::{Scheduler, BUF, BUF_BLOCKS};
+use crate::multi::pad::{padded_blocks, write_end};
+use crate::multi::queue::{Entry, Queue};
+use crate::multi::single::to_bytes;
+use crate::multi::source::{Message, Source};
+use crate::multi::{Soa, MAX_LANES};
+use core::mem::MaybeUninit;
+
+impl<'a> Scheduler<'a> {
+    /// Copies `msg` and its padding, `blocks <= BUF_BLOCKS` blocks, into
+    /// lane `lane`'s buffer.
+    #[inline(always)]
+    fn fill<M: Message<'a>>(&mut self, lane: usize, msg: &M, blocks: usize) {
+        debug_assert!(blocks <= BUF_BLOCKS && lane < MAX_LANES);
+        let total = self.start.len.wrapping_add(msg.len() as u64);
+        let dst = self.buf_mut(lane);
+        // SAFETY: the message's `blocks <= BUF_BLOCKS` blocks with padding
+        // fit the lane's `BUF` bytes, the scheduler's own.
+        unsafe { write_end(dst, msg, 0, blocks, total) };
+    }
+
+    /// With every lane idle and the queue's window empty: hashes the next
+    /// `width` messages straight from the source, if they make a set that
+    /// runs at once (all of one whole-block length, or all short of one
+    /// block count), their digests going to consecutive slots. Each is read
+    /// once: those read when the set turns out mixed are queued.
+    pub(super) fn run_direct<'s, S: Source<'a>>(
+        &mut self,
+        source: &S,
+        queue: &mut Queue<'s, 'a, S>,
+        out: &mut [[u8; 16]],
+    ) -> bool {
+        // `source` is the queue's, passed apart so that the compiler knows
+        // it unchanged through the loops below.
+        let Some(base) = queue.direct() else {
+            return false;
+        };
+        let width = self.width.min(MAX_LANES);
+        // Each message as read, for queueing if the set turns out mixed.
+        let mut read = [const { MaybeUninit::<S::Message>::uninit() }; MAX_LANES];
+        let first = *read[0].write(source.get(base));
+        let len = first.len();
+        let blocks = padded_blocks(len);
+        let equal = S::Message::PLAIN && len >= 64 && len.is_multiple_of(64);
+        let mut lane = 1;
+        if equal {
+            self.ptr[0] = first.plain().as_ptr();
+            while lane < width {
+                let m = *read[lane].write(source.get(base + lane));
+                lane += 1;
+                if m.len() != len {
+                    break;
+                }
+                self.ptr[lane - 1] = m.plain().as_ptr();
+            }
+        } else if blocks == 1 {
+            // Rows under 56 bytes, the usual short ones: the padding's
+            // place is fixed, and so are its stores.
+            self.fill(0, &first, 1);
+            while lane < width {
+                let m = *read[lane].write(source.get(base + lane));
+                lane += 1;
+                if m.len() >= 56 {
+                    break;
+                }
+                self.fill(lane - 1, &m, 1);
+            }
+        } else if blocks <= BUF_BLOCKS {
+            self.fill(0, &first, blocks);
+            while lane < width {
+                let m = *read[lane].write(source.get(base + lane));
+                lane += 1;
+                if padded_blocks(m.len()) != blocks {
+                    break;
+                }
+                self.fill(lane - 1, &m, blocks);
+            }
+        }
+        let all = lane == width && {
+            // SAFETY: every entry below `lane` was written above.
+            let last = unsafe { read[width - 1].assume_init_ref() };
+            (equal && last.len() == len)
+                || (!equal && blocks <= BUF_BLOCKS && padded_blocks(last.len()) == blocks)
+        };
+        if !all {
+            // SAFETY: the first `lane` entries were written above;
+            // `MaybeUninit<M>` has the layout of `M`.
+            let read = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), lane) };
+            queue.stash(read);
+            return false;
+        }
+        queue.skip(width);
+        let run = &mut out[base..base + width];
+        // Every kernel's width is a multiple of 4, and the lanes of a set
+        // all end together.
+        let done = |state: &Soa, lanes: core::ops::Range<usize>| {
+            debug_assert!(lanes.start.is_multiple_of(4) && lanes.len().is_multiple_of(4));
+            for (k, quad) in run[lanes.clone()].chunks_exact_mut(4).enumerate() {
+                quad.copy_from_slice(&state.digests4(lanes.start + 4 * k));
+            }
+        };
+        if equal {
+            self.run_equal(len, width, done);
+        } else {
+            self.run_short(width, |_| blocks, done);
+        }
+        true
+    }
+
+    /// Hashes a set of 2 to `width` messages from the queue, most blocks
+    /// first, with every lane idle: at once where they are short or of one
+    /// whole-block length, else by starting them in the lanes.
+    pub(super) fn run_set<M: Message<'a>>(&mut self, set: &[Entry<M>], out: &mut [[u8; 16]]) {
+        debug_assert!(self.busy() == 0 && (2..=self.width).contains(&set.len()));
+        let len = set[0].msg.len();
+        let done = |state: &Soa, lanes: core::ops::Range<usize>| {
+            emit(state, lanes.clone(), &set[lanes], out)
+        };
+        if M::PLAIN && len >= 64 && len.is_multiple_of(64) && set.iter().all(|e| e.msg.len() == len)
+        {
+            for (p, e) in self.ptr.iter_mut().zip(set) {
+                *p = e.msg.plain().as_ptr();
+            }
+            self.run_equal(len, set.len(), done);
+        } else if set[0].blocks <= BUF_BLOCKS {
+            for (lane, e) in set.iter().enumerate() {
+                self.fill(lane, &e.msg, e.blocks);
+            }
+            self.run_short(set.len(), |lane| set[lane].blocks, done);
+        } else {
+            for (lane, &e) in set.iter().enumerate() {
+                self.start(lane, e, out);
+            }
+        }
+    }
+
+    /// Fills every lane of the state with the batch's start: whole rows,
+    /// which compile to a run of vector stores, where a fill of `used`
+    /// lanes would be a loop.
+    #[inline(always)]
+    fn init_state(&mut self) {
+        for (row, init) in self.state.s.iter_mut().zip(self.start.state) {
+            *row = [init; MAX_LANES];
+        }
+    }
+
+    /// Hashes `used` messages copied with their padding into lanes
+    /// `0..used` (see `fill`), lane `l` of `blocks(l)` blocks, most first:
+    /// one kernel call per block count, after which the lanes with that
+    /// count (the last of those still running) are done, handed to `done`,
+    /// and the calls that follow run fewer groups.
+    #[inline(always)]
+    fn run_short(
+        &mut self,
+        used: usize,
+        blocks: impl Fn(usize) -> usize,
+        mut done: impl FnMut(&Soa, core::ops::Range<usize>),
+    ) {
+        debug_assert!(blocks(0) <= BUF_BLOCKS);
+        let span = used.next_multiple_of(self.kernel.group_lanes());
+        self.init_state();
+        // Lanes past the set, in the groups the kernel runs, read lane 0's
+        // buffer; their state is discarded.
+        let bufs = self.buf.as_ptr().cast::<u8>();
+        let (ptrs, past) = self.ptr[..span].split_at_mut(used);
+        for (lane, p) in ptrs.iter_mut().enumerate() {
+            *p = bufs.wrapping_add(lane * BUF);
+        }
+        past.fill(bufs);
+        let most = blocks(0);
+        let mut used = used;
+        let mut hashed = 0;
+        loop {
+            let fewest = blocks(used - 1);
+            // SAFETY: `self.kernel` came from `Kernel::detect` or
+            // `Kernel::available` (see `digest_batch`), and `1 <= used <=
+            // self.width`. Each of the `span` pointers is `hashed` blocks
+            // into a lane's buffer, written by `fill` with `blocks(lane) >=
+            // fewest` blocks, or lane 0's, with `most`; nothing writes the
+            // buffers during the call.
+            unsafe {
+                self.kernel
+                    .compress(&mut self.state, &self.ptr, fewest - hashed, used, None)
+            };
+            if most == fewest {
+                // The usual set of one count: every lane ends now.
+                done(&self.state, 0..used);
+                return;
+            }
+            let mut end = used;
+            while end > 0 && blocks(end - 1) == fewest {
+                end -= 1;
+            }
+            done(&self.state, end..used);
+            // The lanes still running move on; those just done read lane
+            // 0's buffer from now on, whose blocks are written (it has the
+            // most), where theirs end.
+            for p in &mut self.ptr[..span] {
+                *p = p.wrapping_add(64 * (fewest - hashed));
+            }
+            let first = self.ptr[0];
+            self.ptr[end..used].fill(first);
+            used = end;
+            hashed = fewest;
+        }
+    }
+
+    /// Hashes `used` (2 to `width`) plain messages of one whole-block
+    /// length `len`, lane `l`'s at `self.ptr[l]`, then hands lanes
+    /// `0..used` to `done`: one kernel call over their blocks in place,
+    /// then their padding block from its broadcast words. Every lane is
+    /// idle before and after.
+    #[inline(always)]
+    fn run_equal(
+        &mut self,
+        len: usize,
+        used: usize,
+        mut done: impl FnMut(&Soa, core::ops::Range<usize>),
+    ) {
+        // Lanes past the set, in the groups the kernel runs, read the first
+        // message; their state is discarded.
+        let span = used.next_multiple_of(self.kernel.group_lanes());
+        let first = self.ptr[0];
+        self.ptr[used..span].fill(first);
+        self.init_state();
+        let bits = self.start.len.wrapping_add(len as u64).wrapping_mul(8);
+        let mut pad = [0u32; 16];
+        pad[0] = 0x80;
+        pad[14] = bits as u32;
+        pad[15] = (bits >> 32) as u32;
+        // SAFETY: `self.kernel` came from `Kernel::detect` or
+        // `Kernel::available` (see `digest_batch`), and `2 <= used <=
+        // self.width`; each of the `span` pointers points at a message of
+        // `len` bytes (the callers), `len / 64` whole blocks.
+        unsafe {
+            self.kernel
+                .compress(&mut self.state, &self.ptr, len / 64, used, Some(&pad))
+        };
+        done(&self.state, 0..used);
+    }
+}
+
+/// Writes the digests of `lanes`, which hash the messages of `set`, to their
+/// slots of `out`: four at a time, one 4 × 4 transposition each, where the
+/// lanes make whole quads.
+#[inline(always)]
+fn emit<M>(state: &Soa, lanes: core::ops::Range<usize>, set: &[Entry<M>], out: &mut [[u8; 16]]) {
+    let mut lane = lanes.start;
+    while lane < lanes.end {
+        let i = lane - lanes.start;
+        if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
+            for (e, d) in set[i..i + 4].iter().zip(state.digests4(lane)) {
+                out[e.index] = d;
+            }
+            lane += 4;
+        } else {
+            out[set[i].index] = to_bytes(state.get(lane));
+            lane += 1;
+        }
+    }
+}

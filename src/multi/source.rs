@@ -1,0 +1,111 @@
+//! What the scheduler hashes: a batch of messages (a [`Source`]), each a
+//! [`Message`], which is one slice or pieces hashed as their concatenation.
+//! Every public batch function is a `Source`: slices of the caller's
+//! containers here, Arrow offsets in `offsets.rs`, pieces in `pieces.rs`.
+
+use crate::consts::STATE_INIT;
+
+/// The chaining value every message of a batch starts from, after `len`
+/// bytes already hashed (a shared prefix's whole blocks).
+#[derive(Clone, Copy)]
+pub(super) struct Start {
+    pub(super) state: [u32; 4],
+    pub(super) len: u64,
+}
+
+impl Start {
+    /// A message's own start: MD5's initial chaining value.
+    pub(super) const INIT: Start = Start {
+        state: STATE_INIT,
+        len: 0,
+    };
+}
+
+/// One message as the scheduler reads it: its length, copies of its bytes,
+/// and the whole blocks it can hash in place, from the caller's memory.
+pub(super) trait Message<'a>: Copy + Default {
+    /// Whether every message of this type is one slice,
+    /// [`Message::plain`]: then whole-block messages of one length share
+    /// their padding block, and run as one kernel call a set.
+    const PLAIN: bool;
+
+    /// The length in bytes (of the concatenation).
+    fn len(&self) -> usize;
+
+    /// The message as one slice. Only called where [`Message::PLAIN`].
+    fn plain(&self) -> &'a [u8];
+
+    /// A run of whole blocks that can be hashed in place: its byte offset
+    /// in the message, a multiple of 64, and its bytes, a non-zero
+    /// multiple of 64 long; `None` if there is none.
+    fn in_place(&self) -> Option<(usize, &'a [u8])>;
+
+    /// Copies bytes `from..to` of the message to `dst`.
+    ///
+    /// # Safety
+    ///
+    /// `from <= to <= self.len()`, and `dst` is valid for writes of `to -
+    /// from` bytes and overlaps none of the message's bytes.
+    unsafe fn copy(&self, from: usize, to: usize, dst: *mut u8);
+}
+
+impl<'a> Message<'a> for &'a [u8] {
+    const PLAIN: bool = true;
+
+    #[inline(always)]
+    fn len(&self) -> usize {
+        <[u8]>::len(self)
+    }
+
+    #[inline(always)]
+    fn plain(&self) -> &'a [u8] {
+        self
+    }
+
+    #[inline(always)]
+    fn in_place(&self) -> Option<(usize, &'a [u8])> {
+        let whole = self.len() / 64;
+        (whole > 0).then(|| (0, &self[..64 * whole]))
+    }
+
+    #[inline(always)]
+    unsafe fn copy(&self, from: usize, to: usize, dst: *mut u8) {
+        // SAFETY: the caller vouches for `to - from` bytes at `dst`, apart
+        // from the message.
+        unsafe { super::pad::copy_bytes(&self[from..to], dst) }
+    }
+}
+
+/// A batch of messages, read by index, each once.
+pub(super) trait Source<'a> {
+    type Message: Message<'a>;
+
+    /// How many messages.
+    fn count(&self) -> usize;
+
+    /// Message `i`, for `i < self.count()`.
+    fn get(&self, i: usize) -> Self::Message;
+
+    /// Where every message starts (the chaining value after a shared
+    /// prefix's whole blocks).
+    fn start(&self) -> Start {
+        Start::INIT
+    }
+}
+
+/// The caller's containers, each asked for its bytes once.
+pub(super) struct Slices<'a, T>(pub(super) &'a [T]);
+
+impl<'a, T: AsRef<[u8]>> Source<'a> for Slices<'a, T> {
+    type Message = &'a [u8];
+
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    #[inline(always)]
+    fn get(&self, i: usize) -> &'a [u8] {
+        self.0[i].as_ref()
+    }
+}

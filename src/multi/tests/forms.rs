@@ -1,0 +1,270 @@
+//! The batch forms other than slices (Arrow offsets, a shared suffix or
+//! prefix, lists of pieces) on every kernel against `Md5` fed the same
+//! bytes, and the hex and base64 encoders against plain oracles.
+
+use super::{for_each_kernel, widest, Rng, SHRINK};
+use crate::multi::kernel::Kernel;
+use crate::multi::offsets::{Offset, Offsets};
+use crate::multi::pieces::{PieceLists, Prefixed, Suffixed};
+use crate::multi::scheduler::digest_batch;
+use crate::multi::{base64, hex};
+use crate::{Digest, Md5};
+use core::marker::PhantomData;
+use std::{format, string::String, vec, vec::Vec};
+
+/// `Md5` of the concatenation of `pieces`, fed piece by piece.
+fn md5_of(pieces: &[&[u8]]) -> [u8; 16] {
+    let mut h = Md5::new();
+    for p in pieces {
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// Row lengths as columns have them: mostly 0 to 200 bytes (so every
+/// padding edge of the first blocks occurs), some at the edges exactly, a
+/// few long.
+fn row_len(rng: &mut Rng) -> usize {
+    const EDGES: [usize; 12] = [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 183, 184];
+    match rng.below(20) {
+        0 => EDGES[rng.below(EDGES.len())],
+        1 => 1000 / SHRINK + rng.below(5000 / SHRINK),
+        _ => rng.below(201),
+    }
+}
+
+/// `digest_batch` of `source` with `kernel`, against `want`.
+fn check<'a, S: crate::multi::source::Source<'a>>(kernel: Kernel, source: &S, want: &[[u8; 16]]) {
+    let mut out = vec![[0u8; 16]; want.len()];
+    digest_batch(kernel, source, &mut out);
+    for (i, (got, want)) in out.iter().zip(want).enumerate() {
+        assert_eq!(
+            got,
+            want,
+            "kernel {}: message {i} of {}",
+            kernel.name(),
+            want.len()
+        );
+    }
+}
+
+/// A column of `rows` random rows whose offsets, of type `O`, start at
+/// `base` (as a slice of an Arrow array does), in a values buffer with
+/// bytes after its last row; on every kernel.
+fn check_column<O: Offset + TryFrom<usize>>(rng: &mut Rng, rows: usize, base: usize) {
+    let lens: Vec<usize> = (0..rows).map(|_| row_len(rng)).collect();
+    let total: usize = lens.iter().sum();
+    let values = rng.bytes(base + total + 10);
+    let mut offsets = vec![base];
+    for n in &lens {
+        offsets.push(offsets[offsets.len() - 1] + n);
+    }
+    let want: Vec<[u8; 16]> = offsets
+        .windows(2)
+        .map(|w| md5_of(&[&values[w[0]..w[1]]]))
+        .collect();
+    let offsets: Vec<O> = offsets
+        .iter()
+        .map(|&o| O::try_from(o).ok().unwrap())
+        .collect();
+    for_each_kernel(|k| check(k, &Offsets::new("test", &values, &offsets, rows), &want));
+}
+
+#[test]
+fn offsets_every_kernel_and_type() {
+    let mut rng = Rng(0x6f66_6673_0001);
+    let w = widest();
+    for rows in [0, 1, 2, 3, w - 1, w, w + 1, 2 * w + 5, 450 / SHRINK] {
+        for base in [0, 17] {
+            check_column::<i32>(&mut rng, rows, base);
+            check_column::<i64>(&mut rng, rows, base);
+            check_column::<u32>(&mut rng, rows, base);
+            check_column::<u64>(&mut rng, rows, base);
+            check_column::<usize>(&mut rng, rows, base);
+        }
+    }
+    // An empty column with no offsets at all, or one.
+    for_each_kernel(|k| {
+        check(k, &Offsets::<i32>::new("test", b"", &[], 0), &[]);
+        check(k, &Offsets::new("test", b"abc", &[2i64], 0), &[]);
+    });
+}
+
+/// Each padding edge alone in every lane, as one column (rows of one
+/// length run as whole sets), and every length 0..=200 in one column in
+/// both orders.
+#[test]
+fn offsets_padding_edges() {
+    let data = Rng(0x6f66_6673_0002).bytes(200 * 201);
+    for n in [
+        0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129, 183, 184, 200,
+    ] {
+        let rows = 2 * widest() + 1;
+        let offsets: Vec<usize> = (0..=rows).map(|i| n * i).collect();
+        let want = vec![md5_of(&[&data[..n]]); rows];
+        let values: Vec<u8> = data[..n].repeat(rows);
+        for_each_kernel(|k| check(k, &Offsets::new("test", &values, &offsets, rows), &want));
+    }
+    for reverse in [false, true] {
+        let mut lens: Vec<usize> = (0..=200).collect();
+        if reverse {
+            lens.reverse();
+        }
+        let mut offsets = vec![0u32];
+        for &n in &lens {
+            offsets.push(offsets[offsets.len() - 1] + n as u32);
+        }
+        let want: Vec<[u8; 16]> = offsets
+            .windows(2)
+            .map(|w| md5_of(&[&data[w[0] as usize..w[1] as usize]]))
+            .collect();
+        for_each_kernel(|k| check(k, &Offsets::new("test", &data, &offsets, 201), &want));
+    }
+}
+
+/// Affix lengths at every padding edge, and longer than a lane's buffer
+/// (so that some messages have no plan that fits it).
+const AFFIXES: [usize; 12] = [0, 1, 4, 55, 56, 63, 64, 65, 127, 128, 200, 300];
+
+#[test]
+fn suffixed_and_prefixed_every_kernel() {
+    let mut rng = Rng(0x6f66_6673_0003);
+    for &affix in &AFFIXES {
+        let affix = rng.bytes(affix);
+        let count = widest() + 3 + rng.below(40);
+        let inputs: Vec<Vec<u8>> = (0..count)
+            .map(|_| {
+                let n = row_len(&mut rng);
+                rng.bytes(n)
+            })
+            .collect();
+        let after: Vec<[u8; 16]> = inputs.iter().map(|m| md5_of(&[m, &affix])).collect();
+        let before: Vec<[u8; 16]> = inputs.iter().map(|m| md5_of(&[&affix, m])).collect();
+        for_each_kernel(|k| {
+            check(
+                k,
+                &Suffixed {
+                    inputs: &inputs,
+                    suffix: &affix,
+                },
+                &after,
+            );
+            check(k, &Prefixed::new(&affix, &inputs), &before);
+        });
+    }
+    // rsync's shape: blocks of one whole-block length and a 4-byte seed,
+    // a full set and more.
+    let blocks: Vec<Vec<u8>> = (0..2 * widest() + 3)
+        .map(|_| rng.bytes(4096 / SHRINK.min(16)))
+        .collect();
+    let seed = [1, 2, 3, 4];
+    let want: Vec<[u8; 16]> = blocks.iter().map(|b| md5_of(&[b, &seed])).collect();
+    for_each_kernel(|k| {
+        check(
+            k,
+            &Suffixed {
+                inputs: &blocks,
+                suffix: &seed,
+            },
+            &want,
+        )
+    });
+}
+
+#[test]
+fn pieces_every_kernel() {
+    let mut rng = Rng(0x6f66_6673_0004);
+    for round in 0..12 {
+        let count = rng.below(3 * widest());
+        let lists: Vec<Vec<Vec<u8>>> = (0..count)
+            .map(|_| {
+                (0..rng.below(5))
+                    .map(|_| {
+                        // Round 0: every piece short. Otherwise some long
+                        // pieces, so that a list may have two (no plan
+                        // fits, and it is hashed on its own).
+                        let n = match (round, rng.below(6)) {
+                            (0, _) | (_, 0..=3) => rng.below(70),
+                            (_, 4) => AFFIXES[rng.below(AFFIXES.len())],
+                            _ => 500 + rng.below(3000 / SHRINK),
+                        };
+                        rng.bytes(n)
+                    })
+                    .collect()
+            })
+            .collect();
+        let want: Vec<[u8; 16]> = lists
+            .iter()
+            .map(|l| md5_of(&l.iter().map(Vec::as_slice).collect::<Vec<_>>()))
+            .collect();
+        for_each_kernel(|k| check(k, &PieceLists(&lists, PhantomData), &want));
+    }
+    // Arrays of slices, as the API's example has them.
+    let pairs = [
+        [&b"secret"[..], b"alice"],
+        [b"", b""],
+        [&[9; 100], &[7; 300]],
+    ];
+    let want: Vec<[u8; 16]> = pairs.iter().map(|p| md5_of(p)).collect();
+    for_each_kernel(|k| check(k, &PieceLists(&pairs, PhantomData), &want));
+}
+
+/// Digests in which every byte value occurs at every position, and random
+/// ones, in counts that leave an odd last digest for the pairwise forms.
+fn encoder_inputs() -> Vec<[u8; 16]> {
+    let mut rng = Rng(0x6f66_6673_0005);
+    let mut all: Vec<[u8; 16]> = (0..=255u8)
+        .map(|b| core::array::from_fn(|i| b.wrapping_add(i as u8 * 17)))
+        .collect();
+    all.extend((0..101).map(|_| core::array::from_fn(|_| rng.next() as u8)));
+    all
+}
+
+#[test]
+fn hex_matches_format() {
+    let digests = encoder_inputs();
+    for count in [0, 1, 2, 3, digests.len()] {
+        let mut out = vec![[0u8; 32]; count];
+        crate::multi::hex_into(&digests[..count], &mut out);
+        for (d, o) in digests.iter().zip(&out) {
+            let want: String = d.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(o, want.as_bytes());
+            assert_eq!(hex::portable(d), *o);
+        }
+    }
+}
+
+/// RFC 4648 base64, bit by bit: the oracle for the table and SIMD forms.
+fn base64_bits(d: &[u8; 16]) -> Vec<u8> {
+    let alphabet: Vec<u8> = (b'A'..=b'Z')
+        .chain(b'a'..=b'z')
+        .chain(b'0'..=b'9')
+        .chain([b'+', b'/'])
+        .collect();
+    let bits: Vec<u8> = d
+        .iter()
+        .flat_map(|b| (0..8).rev().map(move |i| (b >> i) & 1))
+        .collect();
+    let mut out: Vec<u8> = bits
+        .chunks(6)
+        .map(|c| {
+            let v = (0..6).fold(0, |v, i| v << 1 | c.get(i).copied().unwrap_or(0));
+            alphabet[usize::from(v)]
+        })
+        .collect();
+    out.extend_from_slice(b"==");
+    out
+}
+
+#[test]
+fn base64_matches_bitwise_oracle() {
+    let digests = encoder_inputs();
+    for count in [0, 1, 2, 3, 4, 5, digests.len()] {
+        let mut out = vec![[0u8; 24]; count];
+        crate::multi::base64_into(&digests[..count], &mut out);
+        for (d, o) in digests.iter().zip(&out) {
+            assert_eq!(o[..], base64_bits(d)[..], "{d:02x?}");
+            assert_eq!(base64::portable(d), *o);
+        }
+    }
+}
