@@ -162,16 +162,20 @@ fn c_str(s: &[u8]) -> Vec<u8> {
     s.split(|&b| b == 0).next().unwrap_or_default().to_vec()
 }
 
-/// Parses one line; `None` if it is improperly formatted.
-pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
+/// Where a line's content starts, past its leading blanks and the `\\`
+/// that marks an escaped name, and whether there was one.
+fn content_start(s: &[u8]) -> (usize, bool) {
     let mut i = 0;
     while white(at(s, i)) {
         i += 1;
     }
     let escaped = at(s, i) == b'\\';
-    if escaped {
-        i += 1;
-    }
+    (i + usize::from(escaped), escaped)
+}
+
+/// Parses one line; `None` if it is improperly formatted.
+pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
+    let (mut i, escaped) = content_start(s);
     if s[i.min(s.len())..].starts_with(b"MD5") {
         i += 3;
         if at(s, i) == b' ' {
@@ -272,14 +276,7 @@ pub struct EtagLine {
 /// ([`Etag`]'s `FromStr`). An unquoted digest alone before the name is
 /// [`parse`]'s, never this: `None`.
 pub fn parse_etag(s: &[u8]) -> Option<EtagLine> {
-    let mut i = 0;
-    while white(at(s, i)) {
-        i += 1;
-    }
-    let escaped = at(s, i) == b'\\';
-    if escaped {
-        i += 1;
-    }
+    let (i, escaped) = content_start(s);
     let s = &s[i.min(s.len())..];
     let name_of = |raw: &[u8]| {
         if escaped {
