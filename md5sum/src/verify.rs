@@ -205,23 +205,12 @@ pub fn check_list(
             }
             Entry::Line(_, l) => {
                 let Some(r) = r else { unreachable!() };
-                let good = r.map(|d| {
-                    let hex = record::hex(&d);
-                    if hex
-                        .iter()
-                        .zip(l.hex.iter())
-                        .all(|(a, b)| *a == b.to_ascii_lowercase())
-                    {
-                        Checked::Ok
-                    } else {
-                        Checked::Failed
-                    }
-                });
-                (l.name, good)
+                (l.name, r.map(|d| md5_matches(&d, &l.hex)))
             }
             Entry::Etag(_, l) => {
                 out.flush();
-                (l.name.clone(), check_etag(&l, o.etag))
+                let checked = check_etag(&l, o.etag);
+                (l.name, checked)
             }
         };
         tally.well_formed = true;
@@ -243,14 +232,16 @@ pub fn check_list(
                     tally.mismatched += 1;
                 }
                 if !o.status && (!good || !o.quiet) {
-                    let v = match checked {
-                        Checked::Ok => b": OK\n".to_vec(),
-                        Checked::Failed => b": FAILED\n".to_vec(),
+                    let with_part_size;
+                    let v: &[u8] = match checked {
+                        Checked::Ok => b": OK\n",
+                        Checked::Failed => b": FAILED\n",
                         Checked::OkWithPartSize(p) => {
-                            format!(": OK (part size {p})\n").into_bytes()
+                            with_part_size = format!(": OK (part size {p})\n");
+                            with_part_size.as_bytes()
                         }
                     };
-                    verdict(&mut rec, &name, &v);
+                    verdict(&mut rec, &name, v);
                     out.record(&rec);
                 }
             }
@@ -266,6 +257,19 @@ enum Checked {
     /// `--etag=auto` found the ETag with parts of this many bytes.
     OkWithPartSize(u64),
     Failed,
+}
+
+/// Whether a file's MD5 is the hex digits of its line (either case).
+fn md5_matches(digest: &[u8; 16], hex: &[u8; 32]) -> Checked {
+    let good = record::hex(digest)
+        .iter()
+        .zip(hex)
+        .all(|(a, b)| *a == b.to_ascii_lowercase());
+    if good {
+        Checked::Ok
+    } else {
+        Checked::Failed
+    }
 }
 
 /// An ETag line whose ETag is a plain MD5 (an object uploaded whole), as
