@@ -489,7 +489,8 @@ fn usage_errors_and_option_spellings() {
 }
 
 /// Ambiguous long options name their candidates in the order of GNU's
-/// option table; `--jobs`, ours, sits among them without moving GNU's.
+/// option table; `--jobs` and `--etag`, ours, sit among them without
+/// moving GNU's.
 #[test]
 fn ambiguous_options_in_gnu_table_order() {
     let t = TempDir::new();
@@ -509,7 +510,7 @@ fn ambiguous_options_in_gnu_table_order() {
     // Every option is a candidate for the empty name.
     let gnus = "'--check' '--ignore-missing' '--quiet' '--status' '--warn' '--strict' \
                 '--tag' '--zero' '--binary' '--text' '--help' '--version'";
-    let ours = gnus.replace("'--text' ", "'--text' '--jobs' ");
+    let ours = gnus.replace("'--text' ", "'--text' '--jobs' '--etag' ");
     let r = exec(OURS, t.path(), &os(&["--="]), b"", &[]);
     assert_eq!(
         String::from_utf8(r.stderr).unwrap(),

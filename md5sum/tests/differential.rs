@@ -670,6 +670,7 @@ fn comparable(o: &Outcome, case: &Case, ours: bool) -> Outcome {
     let mut stderr = o.stderr.clone();
     if ours {
         stderr = replace(&stderr, b" '--jobs'", b"");
+        stderr = replace(&stderr, b" '--etag'", b"");
     }
     let utf8 = case.locale != "C";
     if case.names.iter().any(|n| misquoted_by_gnu(n, utf8)) {
@@ -685,7 +686,7 @@ fn comparable(o: &Outcome, case: &Case, ours: bool) -> Outcome {
 /// A shell line that runs `case` as the test does (from the fixture).
 fn reproducer(case: &Case, seed: u64, index: u64) -> String {
     let q = |b: &[u8]| b.escape_ascii().to_string();
-    let mut s = format!("case {index} of seed {seed}: rerun with\n  MD5SUM_DIFF_SEED={seed} MD5SUM_DIFF_CASE={index} cargo test -p md5sum --test differential -- --nocapture\n");
+    let mut s = format!("case {index} of seed {seed}: rerun with\n  MD5SUM_DIFF_SEED={seed} MD5SUM_DIFF_CASE={index} cargo test -p md5sum-rs --test differential -- --nocapture\n");
     for (name, list) in &case.lists {
         let _ = writeln!(s, "  printf '%s' $'{}' > $'{}'", q(list), q(name));
     }
