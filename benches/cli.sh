@@ -4,6 +4,10 @@
 #   2. 100 files of 1 MiB,
 #   3. 10,000 files of 4 KiB,
 #   4. `-c` over a list of those 10,000 files,
+# and then the S3 ETag of the 1 GiB file in 8 MiB parts (`md5sum
+# --etag=8M`) against GNU md5sum (the single stream it would otherwise
+# be), benches/etag_reference.py (part by part over Python's hashlib) and,
+# cold, `cat FILE > /dev/null` (reading alone),
 # each with the page cache warm and, as root, cold (the caches dropped with
 # `sync; echo 3 > /proc/sys/vm/drop_caches` before every command; not being
 # root, it says so and skips the cold rows). md5sum runs with its default
@@ -18,14 +22,15 @@
 #
 # Usage: benches/cli.sh
 # Environment: GNU_MD5SUM (default /usr/bin/md5sum), RUNS (default 5),
-#              OUT (markdown table, default stdout only).
+#              OUT (markdown tables, default stdout only), ETAG_ONLY=1
+#              (only the ETag rows).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 GNU=${GNU_MD5SUM:-/usr/bin/md5sum}
 RUNS=${RUNS:-5}
 
-cargo build --release -p md5sum
+cargo build --release -p md5sum-rs
 OURS=$PWD/target/release/md5sum
 "$OURS" --version | head -2
 
@@ -59,10 +64,12 @@ ln -s ../../devices/ata1/block/sdz "$SPIN/dev/block/$DEV"
 
 echo "making the files..."
 head -c 1G /dev/urandom >"$WORK/big"
-mkdir "$WORK/small" "$WORK/medium"
-head -c $((10000 * 4096)) /dev/urandom | (cd "$WORK/small" && split -b 4096 -a 4 -d - f)
-head -c $((100 * 1048576)) /dev/urandom | (cd "$WORK/medium" && split -b 1048576 -a 2 -d - f)
-(cd "$WORK/small" && "$GNU" f* >"$WORK/SUMS")
+if [ "${ETAG_ONLY:-0}" != 1 ]; then
+	mkdir "$WORK/small" "$WORK/medium"
+	head -c $((10000 * 4096)) /dev/urandom | (cd "$WORK/small" && split -b 4096 -a 4 -d - f)
+	head -c $((100 * 1048576)) /dev/urandom | (cd "$WORK/medium" && split -b 1048576 -a 2 -d - f)
+	(cd "$WORK/small" && "$GNU" f* >"$WORK/SUMS")
+fi
 sync
 
 # Milliseconds that "$@" takes, run in directory $1.
@@ -102,7 +109,9 @@ run_program() {
 }
 
 declare -A TIMES
-for w in 0 1 2 3; do
+MD5_WORKLOADS=(0 1 2 3)
+[ "${ETAG_ONLY:-0}" != 1 ] || MD5_WORKLOADS=()
+for w in "${MD5_WORKLOADS[@]}"; do
 	read -r dir words < <(args_of "$w")
 	read -ra argv <<<"$words"
 	echo "${WORKLOADS[$w]}..."
@@ -132,13 +141,68 @@ cell() {
 	o=$(median <<<"${TIMES[$w,$p,$cache]}")
 	awk -v g="$g" -v o="$o" 'BEGIN { printf "%d / %d ms = %.2f×", g, o, g / o }'
 }
-{
-	echo
-	echo "Medians of $RUNS runs, default -j; GNU md5sum / md5sum:"
-	echo
-	echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
-	echo "|---|--:|--:|--:|--:|"
-	for w in 0 1 2 3; do
-		echo "| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
+if [ ${#MD5_WORKLOADS[@]} -gt 0 ]; then
+	{
+		echo
+		echo "Medians of $RUNS runs, default -j; GNU md5sum / md5sum:"
+		echo
+		echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
+		echo "|---|--:|--:|--:|--:|"
+		for w in "${MD5_WORKLOADS[@]}"; do
+			echo "| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
+		done
+	} | tee "${OUT:-/dev/null}"
+fi
+
+# The ETag of the 1 GiB file in 8 MiB parts (128 parts).
+ETAG_PROGRAMS=(etag gnu hashlib cat)
+run_etag() {
+	case $1 in
+	etag) elapsed "$WORK" "$OURS" --etag=8M big ;;
+	gnu) elapsed "$WORK" "$GNU" big ;;
+	hashlib) elapsed "$WORK" python3 "$PWD/benches/etag_reference.py" 8388608 big ;;
+	cat) elapsed "$WORK" cat big ;;
+	esac
+}
+declare -A ETAG_TIMES
+if command -v python3 >/dev/null; then
+	echo "the ETag of the 1 GiB file in 8 MiB parts..."
+	[ "$("$OURS" --etag=8M "$WORK/big" | cut -d' ' -f1)" = \
+		"$(python3 benches/etag_reference.py 8388608 "$WORK/big" | cut -d' ' -f1)" ] || {
+		echo "md5sum --etag=8M and the hashlib reference disagree" >&2
+		exit 1
+	}
+	for p in "${ETAG_PROGRAMS[@]}"; do run_etag "$p" >/dev/null; done
+	for _ in $(seq "$RUNS"); do
+		for p in "${ETAG_PROGRAMS[@]}"; do
+			ETAG_TIMES[$p,warm]+="$(run_etag "$p") "
+		done
+		[ "$COLD" = 1 ] || continue
+		# Cold: md5sum --etag against reading alone.
+		for p in etag cat; do
+			drop_caches
+			sleep 1
+			ETAG_TIMES[$p,cold]+="$(run_etag "$p") "
+		done
 	done
-} | tee "${OUT:-/dev/null}"
+	ratio() {
+		local a b
+		a=$(median <<<"${ETAG_TIMES[$1]}")
+		b=$(median <<<"${ETAG_TIMES[$2]}")
+		awk -v a="$a" -v b="$b" 'BEGIN { printf "%d / %d ms = %.3f", a, b, a / b }'
+	}
+	{
+		echo
+		echo "S3 ETag of one 1 GiB file, 8 MiB parts, medians of $RUNS interleaved runs:"
+		echo
+		echo "| md5sum --etag=8M against | time ratio | bar |"
+		echo "|---|--:|---|"
+		echo "| GNU md5sum, warm | $(ratio etag,warm gnu,warm) | ≤ 0.2 |"
+		echo "| benches/etag_reference.py, warm | $(ratio etag,warm hashlib,warm) | ≤ 0.25 |"
+		if [ "$COLD" = 1 ]; then
+			echo "| \`cat FILE > /dev/null\`, cold | $(ratio etag,cold cat,cold) | ≤ 1.10 |"
+		fi
+	} | tee -a "${OUT:-/dev/null}"
+else
+	echo "python3 not found: no ETag rows"
+fi

@@ -52,7 +52,7 @@ fetch() {
 fetch
 need xargs:findutils
 if [ -z "${MD5SUM:-}" ]; then
-    cargo build -q -p md5sum --manifest-path "$root/Cargo.toml"
+    cargo build -q -p md5sum-rs --manifest-path "$root/Cargo.toml"
     MD5SUM=$root/target/debug/md5sum
 fi
 MD5SUM=$(realpath "$MD5SUM")

@@ -3,13 +3,13 @@
 # that works:
 #
 #   1. `cargo publish --dry-run` for the root workspace (md-5 0.10, then
-#      md5sum, verified against the packaged md-5) and for each package
+#      md5sum-rs, verified against the packaged md-5) and for each package
 #      under compat/ (md-5 0.11, md5 0.7, md5 0.8);
 #   2. each packaged .crate holds only plain files (the links to the shared
 #      backend sources stored as copies) and nothing the package does not
 #      compile: no CI scripts, no vector generators, no other package;
 #   3. each .crate, unpacked outside the repository, passes its own tests
-#      (md5sum against the unpacked md-5), so it holds every file it compiles
+#      (md5sum-rs against the unpacked md-5), so it holds every file it compiles
 #      and its benches build.
 #
 # Usage: ci/package.sh. It builds in target/ (root packages) and
@@ -30,7 +30,7 @@ find target/package target/compat/package -maxdepth 2 -name '*.crate' -delete 2>
 
 # `--allow-dirty` so that it also runs on a work tree with changes; CI runs
 # on a clean clone.
-log "cargo publish --dry-run: md-5 0.10 and md5sum (one workspace)"
+log "cargo publish --dry-run: md-5 0.10 and md5sum-rs (one workspace)"
 cargo publish --workspace --dry-run --allow-dirty
 for p in "${COMPAT[@]}"; do
     log "cargo publish --dry-run: compat/$p"

@@ -6,6 +6,7 @@
 //! prefix. `--help` and `--version` act as soon as they are seen, as in
 //! coreutils, so later bad options are never reported.
 
+use crate::etag::PartSize;
 use std::ffi::OsString;
 
 /// The options of one run, after the whole command line was read.
@@ -22,6 +23,8 @@ pub struct Opts {
     pub tag: bool,
     pub zero: bool,
     pub jobs: Option<usize>,
+    /// `--etag=SIZE`: S3 ETags for uploads in parts of SIZE, not MD5s.
+    pub etag: Option<PartSize>,
     pub files: Vec<OsString>,
 }
 
@@ -46,15 +49,16 @@ enum Opt {
     Tag,
     Zero,
     Jobs,
+    Etag,
     Help,
     Version,
 }
 
 /// Long options in the order of GNU md5sum's table (`long_options` in
 /// coreutils' `digest.c`), which is the order that ambiguity messages list
-/// them in (`--t`: `'--tag' '--text'`). `jobs` is ours: after GNU's own
-/// options and before `help` and `version`, as coreutils places them, so
-/// that GNU's options keep their order among themselves.
+/// them in (`--t`: `'--tag' '--text'`). `jobs` and `etag` are ours: after
+/// GNU's own options and before `help` and `version`, as coreutils places
+/// them, so that GNU's options keep their order among themselves.
 const LONG: &[(&str, Opt)] = &[
     ("check", Opt::Check),
     ("ignore-missing", Opt::IgnoreMissing),
@@ -67,6 +71,7 @@ const LONG: &[(&str, Opt)] = &[
     ("binary", Opt::Binary),
     ("text", Opt::Text),
     ("jobs", Opt::Jobs),
+    ("etag", Opt::Etag),
     ("help", Opt::Help),
     ("version", Opt::Version),
 ];
@@ -130,7 +135,7 @@ pub fn parse(args: Vec<OsString>, posixly_correct: bool) -> Result<Parsed, Usage
                 }
             };
             let full = LONG.iter().find(|(_, x)| *x == opt).unwrap().0.as_bytes();
-            let value = if opt == Opt::Jobs {
+            let value = if matches!(opt, Opt::Jobs | Opt::Etag) {
                 match value {
                     Some(v) => Some(v.to_vec()),
                     None => match it.next() {
@@ -208,6 +213,13 @@ fn apply(o: &mut Opts, opt: Opt, value: Option<Vec<u8>>) -> Result<Option<Parsed
                 None => return Err(err(&[b"invalid number of jobs: '", &v, b"'"])),
             }
         }
+        Opt::Etag => {
+            let v = value.unwrap_or_default();
+            match PartSize::parse(&v) {
+                Some(size) => o.etag = Some(size),
+                None => return Err(err(&[b"invalid ETag part size: '", &v, b"'"])),
+            }
+        }
         Opt::Help => return Ok(Some(Parsed::Help)),
         Opt::Version => return Ok(Some(Parsed::Version)),
     }
@@ -234,6 +246,8 @@ pub fn validate(o: &Opts) -> Result<(), UsageError> {
         b"the --quiet option is meaningful only when verifying checksums"
     } else if o.strict && !o.check {
         b"the --strict option is meaningful only when verifying checksums"
+    } else if o.etag == Some(PartSize::Auto) && !o.check {
+        b"--etag=auto is meaningful only when verifying checksums"
     } else {
         return Ok(());
     };
@@ -287,7 +301,7 @@ mod tests {
             run(&["--="]).unwrap_err(),
             "option '--=' is ambiguous; possibilities: '--check' '--ignore-missing' \
              '--quiet' '--status' '--warn' '--strict' '--tag' '--zero' '--binary' \
-             '--text' '--jobs' '--help' '--version'"
+             '--text' '--jobs' '--etag' '--help' '--version'"
         );
         assert_eq!(
             run(&["--bin=1"]).unwrap_err(),
@@ -302,6 +316,18 @@ mod tests {
             "option '--jobs' requires an argument"
         );
         assert_eq!(run(&["-j0"]).unwrap_err(), "invalid number of jobs: '0'");
+        assert_eq!(
+            run(&["--etag"]).unwrap_err(),
+            "option '--etag' requires an argument"
+        );
+        assert_eq!(
+            run(&["--etag=8X"]).unwrap_err(),
+            "invalid ETag part size: '8X'"
+        );
+        assert_eq!(
+            run(&["--e", "0"]).unwrap_err(),
+            "invalid ETag part size: '0'"
+        );
         // --help acts at once, as in coreutils.
         assert!(matches!(run(&["--he", "--foo"]), Ok(Parsed::Help)));
     }

@@ -9,6 +9,10 @@
 //!   decides the question decides it for the rest of the run;
 //! - a leading `\` marks a name escaped with `\\`, `\n` and `\r`.
 //!
+//! With `--etag` (and only then: GNU's md5sum calls them improperly
+//! formatted), a line that is none of these may be an S3 ETag line, as
+//! `md5sum --etag` writes them ([`parse_etag`]).
+//!
 //! A list is read entry by entry with [`List`]: it removes each line's
 //! ending (`\n`, then one `\r`), skips empty lines and `#` comments, and
 //! parses the rest with [`parse`].
@@ -17,6 +21,7 @@
 //! one: GNU md5sum holds a line whole whatever its length, and where memory
 //! runs out (`md5sum -c /dev/zero`) it stops reading the list there.
 
+use md5::etag::Etag;
 use std::io::{self, BufRead, Read as _};
 
 /// The longest line held. A longer one is improperly formatted: no valid
@@ -157,16 +162,20 @@ fn c_str(s: &[u8]) -> Vec<u8> {
     s.split(|&b| b == 0).next().unwrap_or_default().to_vec()
 }
 
-/// Parses one line; `None` if it is improperly formatted.
-pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
+/// Where a line's content starts, past its leading blanks and the `\\`
+/// that marks an escaped name, and whether there was one.
+fn content_start(s: &[u8]) -> (usize, bool) {
     let mut i = 0;
     while white(at(s, i)) {
         i += 1;
     }
     let escaped = at(s, i) == b'\\';
-    if escaped {
-        i += 1;
-    }
+    (i + usize::from(escaped), escaped)
+}
+
+/// Parses one line; `None` if it is improperly formatted.
+pub fn parse(s: &[u8], reversed: &mut Reversed) -> Option<Line> {
+    let (mut i, escaped) = content_start(s);
     if s[i.min(s.len())..].starts_with(b"MD5") {
         i += 3;
         if at(s, i) == b' ' {
@@ -250,11 +259,73 @@ fn parse_bsd(s: &[u8], escaped: bool) -> Option<Line> {
     })
 }
 
+/// A well-formed ETag line: the ETag S3 shows, the file name, unescaped,
+/// and the line's format ([`Format::Text`], [`Format::Binary`] or
+/// [`Format::Tag`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct EtagLine {
+    pub etag: Etag,
+    pub name: Vec<u8>,
+    pub format: Format,
+}
+
+/// Parses an ETag line: `ETAG  NAME`, `ETAG *NAME` or `ETag (NAME) =
+/// ETAG`, with GNU's leading blanks and `\` for an escaped name. ETAG is
+/// S3's form, `<32 hex>-<N>` or, in the `ETag (NAME)` form, the 32 hex
+/// digits alone, either one with or without the double quotes S3 returns
+/// ([`Etag`]'s `FromStr`). An unquoted digest alone before the name is
+/// [`parse`]'s, never this: `None`.
+pub fn parse_etag(s: &[u8]) -> Option<EtagLine> {
+    let (i, escaped) = content_start(s);
+    let s = &s[i.min(s.len())..];
+    let name_of = |raw: &[u8]| {
+        if escaped {
+            unescape(raw)
+        } else {
+            Some(c_str(raw))
+        }
+    };
+    if let Some(rest) = s.strip_prefix(b"ETag (") {
+        let close = rest.iter().rposition(|&b| b == b')')?;
+        let etag = etag_value(rest[close + 1..].strip_prefix(b" = ")?, true)?;
+        return Some(EtagLine {
+            etag,
+            name: name_of(&rest[..close])?,
+            format: Format::Tag,
+        });
+    }
+    let end = s.iter().position(|&b| white(b))?;
+    let etag = etag_value(&s[..end], false)?;
+    let format = match at(s, end + 1) {
+        b' ' => Format::Text,
+        b'*' => Format::Binary,
+        _ => return None,
+    };
+    let raw = &s[end + 2..];
+    if raw.is_empty() {
+        return None;
+    }
+    Some(EtagLine {
+        etag,
+        name: name_of(raw)?,
+        format,
+    })
+}
+
+/// An ETag as a line gives it; a plain unquoted digest only if `plain`.
+fn etag_value(v: &[u8], plain: bool) -> Option<Etag> {
+    let etag: Etag = std::str::from_utf8(v).ok()?.parse().ok()?;
+    (plain || etag.parts().is_some() || v.first() == Some(&b'"')).then_some(etag)
+}
+
 /// One entry of a checksum list, in order.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Entry {
     /// A well-formed line, with its number.
     Line(u64, Line),
+    /// A well-formed ETag line, with its number (only from a list that
+    /// reads them: [`List::etags`]).
+    Etag(u64, EtagLine),
     /// An improperly formatted line, by its number.
     Bad(u64),
     /// Reading the list failed; it ends here.
@@ -271,6 +342,7 @@ pub struct List<'r, R> {
     done: bool,
     hold: usize,
     skip_max: u64,
+    etags: bool,
 }
 
 impl<'r, R: BufRead> List<'r, R> {
@@ -290,7 +362,15 @@ impl<'r, R: BufRead> List<'r, R> {
             done: false,
             hold,
             skip_max,
+            etags: false,
         }
+    }
+
+    /// Whether lines that only [`parse_etag`] accepts are ETag entries
+    /// (`--etag`) rather than improperly formatted ones (GNU's md5sum).
+    pub fn etags(mut self, on: bool) -> Self {
+        self.etags = on;
+        self
     }
 
     /// The buffer the last line was read into (for bounds checks).
@@ -335,9 +415,13 @@ impl<R: BufRead> Iterator for List<'_, R> {
             if len == 0 {
                 continue;
             }
-            return Some(match parse(&line[..len], self.reversed) {
+            let line = &line[..len];
+            return Some(match parse(line, self.reversed) {
                 Some(l) => Entry::Line(self.line_no, l),
-                None => Entry::Bad(self.line_no),
+                None => match parse_etag(line).filter(|_| self.etags) {
+                    Some(l) => Entry::Etag(self.line_no, l),
+                    None => Entry::Bad(self.line_no),
+                },
             });
         }
     }
@@ -438,6 +522,58 @@ mod tests {
         let mut r = None;
         let got: Vec<Entry> = List::new(format!("{H} d\n").as_bytes(), &mut r).collect();
         assert_eq!(got, [Entry::Line(1, line("d", Format::Reversed))]);
+    }
+
+    #[test]
+    fn etag_lines() {
+        let etag = |s: &str| s.parse::<Etag>().unwrap();
+        let l = |e: &str, name: &str, format| {
+            Some(EtagLine {
+                etag: etag(e),
+                name: name.into(),
+                format,
+            })
+        };
+        let e3 = format!("{H}-3");
+        let pe = |s: String| parse_etag(s.as_bytes());
+        assert_eq!(pe(format!("{e3}  a b")), l(&e3, "a b", Format::Text));
+        assert_eq!(pe(format!(" \t\"{e3}\" *a")), l(&e3, "a", Format::Binary));
+        assert_eq!(pe(format!("\"{H}\"  a")), l(H, "a", Format::Text));
+        assert_eq!(pe(format!("\\{e3}  a\\nb")), l(&e3, "a\nb", Format::Text));
+        assert_eq!(
+            pe(format!("ETag (x (1)) = {e3}")),
+            l(&e3, "x (1)", Format::Tag)
+        );
+        assert_eq!(pe(format!("ETag (x) = \"{H}\"")), l(H, "x", Format::Tag));
+        assert_eq!(pe(format!("ETag (x) = {H}")), l(H, "x", Format::Tag));
+        assert_eq!(
+            pe(format!("\\ETag (a\\\\) = {e3}")),
+            l(&e3, "a\\", Format::Tag)
+        );
+        for bad in [
+            format!("{H}  a"),
+            format!("{e3}  "),
+            format!("{e3} a"),
+            format!("{e3}-  a"),
+            format!("{H}-0  a"),
+            format!("\"{e3}  a"),
+            format!("ETag (x) = {e3} "),
+            format!("ETag (x) ={e3}"),
+            format!("\\{e3}  a\\t"),
+            "garbage".into(),
+        ] {
+            assert_eq!(pe(bad.clone()), None, "{bad}");
+        }
+        // Only a list that reads them takes them; GNU's verdict otherwise.
+        let list = format!("{e3}  a\n{H}  b\n");
+        let mut r = None;
+        let got: Vec<Entry> = List::new(list.as_bytes(), &mut r).collect();
+        assert!(matches!(got[..], [Entry::Bad(1), Entry::Line(2, _)]));
+        let mut r = None;
+        let got: Vec<Entry> = List::new(list.as_bytes(), &mut r).etags(true).collect();
+        assert!(
+            matches!(&got[..], [Entry::Etag(1, e), Entry::Line(2, _)] if *e == l(&e3, "a", Format::Text).unwrap())
+        );
     }
 
     #[test]

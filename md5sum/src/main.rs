@@ -7,6 +7,7 @@
 mod args;
 mod compute;
 mod engine;
+mod etag;
 mod output;
 mod progress;
 mod quote;
@@ -39,6 +40,9 @@ With no FILE, or when FILE is -, read standard input.
                           and disable file name escaping
   -j, --jobs=N          hash with at most N threads (default: one per CPU,
                           at most 256); 1 hashes one file after another
+      --etag=SIZE       print S3 ETags for uploads in parts of SIZE bytes,
+                          not MD5 sums; with -c, check ETag lines too
+                          (with that part size, or auto: see below)
 
 The following five options are useful only when verifying checksums:
       --ignore-missing  don't fail or report status for missing files
@@ -57,6 +61,26 @@ a character indicating input mode ('*' for binary, ' ' for text
 or where binary is insignificant), and name for each FILE.
 
 Note: binary mode and text mode read files the same way.
+
+With --etag=SIZE, each line gives the ETag that S3 and S3-compatible stores
+show for the file uploaded as the AWS CLI uploads it, in parts of SIZE
+bytes: a file shorter than SIZE is uploaded whole, and its ETag is its MD5;
+a longer one in N parts, and its ETag is 'MD5-N', the MD5 of the MD5s of
+its parts. More than 10,000 parts, S3's limit, is an error for that file.
+SIZE is a number of bytes, optionally followed by K, M, G or T, or KiB,
+MiB, GiB or TiB (powers of 1024), or KB, MB, GB or TB (powers of 1000).
+Part sizes of common clients: AWS CLI and boto3 8MiB (their settings write
+it '8MB' and mean 8MiB), rclone 5MiB, s3cmd 15MiB, MinIO mc 16MiB, s5cmd
+50MiB. With --tag a line is 'ETag (NAME) = ETAG'.
+
+With -c and --etag, a list may hold lines 'ETAG  NAME', ETAG with or
+without the double quotes S3 returns, among MD5 lines. --etag=auto tries,
+one after another, the part sizes that give ETAG's part count for the
+file's length: of the clients' part sizes above, in that order, then the
+smallest of 8MiB doubled (AWS CLI, boto3), of the multiples of 16MiB and of
+the whole MiB; each try reads the file once. A match prints
+'NAME: OK (part size BYTES)'. Standard input and pipes are read once, the
+five clients' part sizes hashed side by side.
 
 Reading is apart from hashing, and -j does not limit it: what is not in the
 page cache is asked of the kernel before it is waited for, a long input is

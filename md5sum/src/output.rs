@@ -7,6 +7,10 @@
 //!   ready together, and writes out what it has whenever the next line
 //!   has to wait ([`Out::flush`] on [`crate::engine::Step::Idle`]).
 //! - Every diagnostic first flushes stdout, as glibc's `error()` does.
+//! - A regular file never gets more than GNU md5sum's stdio would have
+//!   written to it by then, and gets all of that before md5sum reads it as
+//!   an input (`md5sum -z a out > out`): what precedes the last newline,
+//!   and whole buffers of the file's block size beyond it ([`GnuBuffer`]).
 //! - A failed write to stdout is remembered, later output is dropped, and
 //!   `md5sum: write error` is reported at the end (exit status 1), with
 //!   the error's text where GNU's would show it ([`Out::finish`]).
@@ -22,6 +26,9 @@ pub const PIPE_BUF: usize = if cfg!(target_os = "linux") { 4096 } else { 512 };
 
 pub struct Out<'a> {
     buf: Vec<u8>,
+    /// Where stdout is a regular file, the bytes at the end of `buf` that
+    /// GNU md5sum would still hold.
+    gnu_buffer: Option<GnuBuffer>,
     line_buffered: bool,
     failed: Option<io::Error>,
     /// Whether GNU md5sum would still hold output at this point: its
@@ -32,6 +39,42 @@ pub struct Out<'a> {
     /// The program name as invoked, which prefixes diagnostics.
     pub prog: Vec<u8>,
     progress: Option<&'a Progress>,
+}
+
+/// What glibc's line buffer of a regular file holds: it writes out all
+/// it holds at a newline, and a full buffer (the file's block size).
+struct GnuBuffer {
+    size: usize,
+    held: usize,
+}
+
+impl GnuBuffer {
+    /// For stdout, if it is a regular file.
+    fn of_stdout() -> Option<Self> {
+        #[cfg(unix)]
+        {
+            use std::os::fd::FromRawFd;
+            use std::os::unix::fs::MetadataExt;
+            // SAFETY: as in `write_all`: descriptor 1 stays open, and
+            // `ManuallyDrop` never closes it.
+            let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
+            let meta = file.metadata().ok().filter(|m| m.is_file())?;
+            let size = usize::try_from(meta.blksize()).ok().filter(|&b| b > 0)?;
+            Some(GnuBuffer { size, held: 0 })
+        }
+        #[cfg(not(unix))]
+        None
+    }
+
+    /// Takes in the bytes of one record.
+    fn put(&mut self, rec: &[u8]) {
+        for &b in rec {
+            self.held += 1;
+            if b == b'\n' || self.held == self.size {
+                self.held = 0;
+            }
+        }
+    }
 }
 
 /// Which standard descriptor to write to.
@@ -85,6 +128,7 @@ impl<'a> Out<'a> {
     pub fn new(prog: Vec<u8>, progress: Option<&'a Progress>) -> Self {
         Out {
             buf: Vec::with_capacity(PIPE_BUF),
+            gnu_buffer: GnuBuffer::of_stdout(),
             line_buffered: io::stdout().is_terminal(),
             failed: None,
             gnu_unflushed: false,
@@ -115,6 +159,9 @@ impl<'a> Out<'a> {
             self.flush();
         }
         self.buf.extend_from_slice(rec);
+        if let Some(g) = &mut self.gnu_buffer {
+            g.put(rec);
+        }
         if self.line_buffered || self.buf.len() >= PIPE_BUF {
             self.flush();
         }
@@ -125,14 +172,25 @@ impl<'a> Out<'a> {
         }
     }
 
-    /// Writes out the queued records.
+    /// Writes out the queued records, but for what GNU md5sum would still
+    /// hold in a regular file's buffer.
     pub fn flush(&mut self) {
-        if !self.buf.is_empty() {
+        let held = self.gnu_buffer.as_ref().map_or(0, |g| g.held);
+        let ready = self.buf.len() - held;
+        if ready > 0 {
             let data = std::mem::take(&mut self.buf);
-            self.write_raw(&data);
+            self.write_raw(&data[..ready]);
             self.buf = data;
-            self.buf.clear();
+            self.buf.drain(..ready);
         }
+    }
+
+    /// Writes out every queued record.
+    fn flush_all(&mut self) {
+        if let Some(g) = &mut self.gnu_buffer {
+            g.held = 0;
+        }
+        self.flush();
     }
 
     /// Prints `PROG: MSG` on stderr, after flushing stdout.
@@ -147,7 +205,7 @@ impl<'a> Out<'a> {
 
     /// Prints `text` on stderr as it is, after flushing stdout.
     pub fn stderr(&mut self, text: &[u8]) {
-        self.flush();
+        self.flush_all();
         self.gnu_unflushed = false;
         let write = || write_all(Stream::Stderr, text);
         let res = match self.progress {
@@ -161,7 +219,7 @@ impl<'a> Out<'a> {
     /// coreutils' `close_stdout` does. False if stdout or stderr failed,
     /// as `close_stdout` exits 1 for either.
     pub fn finish(&mut self) -> bool {
-        self.flush();
+        self.flush_all();
         if let Some(e) = self.failed.take() {
             // close_stdout shows an errno only when its final fclose fails:
             // when output was still buffered, or the descriptor was closed
@@ -181,6 +239,6 @@ impl<'a> Out<'a> {
 impl Drop for Out<'_> {
     /// Writes out what is queued, also when a panic unwinds the run.
     fn drop(&mut self) {
-        self.flush();
+        self.flush_all();
     }
 }

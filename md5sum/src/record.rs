@@ -2,7 +2,10 @@
 //! `HASH  NAME` (text), `HASH *NAME` (binary) or `MD5 (NAME) = HASH`
 //! (`--tag`), ended by a newline or, with `-z`, a NUL. A name holding a
 //! backslash, newline or carriage return is escaped (`\\`, `\n`, `\r`) and
-//! the line starts with `\`, except with `-z`.
+//! the line starts with `\`, except with `-z`. S3 ETags (`--etag`) are
+//! written in the same forms, the ETag in place of the digest.
+
+use md5::etag::Etag;
 
 /// How a line is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +46,26 @@ pub fn escape_into(out: &mut Vec<u8>, name: &[u8]) {
 
 /// Appends the line for `digest` and `name` to `out`.
 pub fn write_line(out: &mut Vec<u8>, digest: &[u8; 16], name: &[u8], style: Style, zero: bool) {
+    write_value(out, b"MD5", &hex(digest), name, style, zero);
+}
+
+/// Appends the line for an S3 ETag of `name` to `out`: as a digest's line,
+/// the ETag in place of the digest (`ETAG  NAME`, `ETAG *NAME`), and
+/// `ETag (NAME) = ETAG` for [`Style::Tag`].
+pub fn write_etag_line(out: &mut Vec<u8>, etag: &Etag, name: &[u8], style: Style, zero: bool) {
+    write_value(out, b"ETag", etag.to_string().as_bytes(), name, style, zero);
+}
+
+/// Appends a line giving `value` for `name`, `label` naming it in the
+/// BSD form.
+fn write_value(
+    out: &mut Vec<u8>,
+    label: &[u8],
+    value: &[u8],
+    name: &[u8],
+    style: Style,
+    zero: bool,
+) {
     let escape = !zero && problematic(name);
     if escape {
         out.push(b'\\');
@@ -55,12 +78,13 @@ pub fn write_line(out: &mut Vec<u8>, digest: &[u8; 16], name: &[u8], style: Styl
         }
     };
     if style == Style::Tag {
-        out.extend_from_slice(b"MD5 (");
+        out.extend_from_slice(label);
+        out.extend_from_slice(b" (");
         put_name(out);
         out.extend_from_slice(b") = ");
-        out.extend_from_slice(&hex(digest));
+        out.extend_from_slice(value);
     } else {
-        out.extend_from_slice(&hex(digest));
+        out.extend_from_slice(value);
         out.push(b' ');
         out.push(if style == Style::Binary { b'*' } else { b' ' });
         put_name(out);
@@ -96,5 +120,24 @@ mod tests {
             format!("\\MD5 (a\\r) = {h}\n")
         );
         assert_eq!(line(b"a\nb", Style::Text, true), format!("{h}  a\nb\0"));
+        let etag: Etag = format!("{h}-3").parse().unwrap();
+        let etag_line = |name: &[u8], style, zero| {
+            let mut v = Vec::new();
+            write_etag_line(&mut v, &etag, name, style, zero);
+            String::from_utf8_lossy(&v).into_owned()
+        };
+        assert_eq!(
+            etag_line(b"a b", Style::Text, false),
+            format!("{h}-3  a b\n")
+        );
+        assert_eq!(etag_line(b"a", Style::Binary, false), format!("{h}-3 *a\n"));
+        assert_eq!(
+            etag_line(b"a\\", Style::Tag, false),
+            format!("\\ETag (a\\\\) = {h}-3\n")
+        );
+        assert_eq!(
+            etag_line(b"a\nb", Style::Tag, true),
+            format!("ETag (a\nb) = {h}-3\0")
+        );
     }
 }

@@ -3,10 +3,11 @@
 //! `md5sum::check_line`'s; this reads it, hashes what it names through the
 //! engine, and keeps one [`Tally`] per list, reported once at its end.
 
-use crate::engine::{self, Step};
+use crate::engine::{self, HashError, Step};
+use crate::etag::{self, PartSize};
 use crate::output::Out;
 use crate::{input_for, quote, sys, Ctx};
-use md5sum::check_line::{self, Entry, List};
+use md5sum::check_line::{self, Entry, EtagLine, Line, List};
 use md5sum::record;
 use std::ffi::OsStr;
 use std::io::{self, BufRead, BufReader};
@@ -163,12 +164,22 @@ pub fn check_list(
             return false;
         }
     };
-    let items = List::new(reader, reversed).map(|entry| match entry {
-        // A list read from standard input cannot name it.
-        Entry::Line(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
-        Entry::Line(n, l) => (Some(input_for(&l.name)), Entry::Line(n, l)),
-        other => (None, other),
-    });
+    let etags = o.etag.is_some();
+    let items = List::new(reader, reversed)
+        .etags(etags)
+        .map(|entry| match entry {
+            // A list read from standard input cannot name it.
+            Entry::Line(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
+            Entry::Etag(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
+            Entry::Line(n, l) => (Some(input_for(&l.name)), Entry::Line(n, l)),
+            // An ETag without a part count is an MD5, which the engine checks;
+            // a multipart one is checked in its turn, by `etag`.
+            Entry::Etag(n, l) if l.etag.parts().is_none() => {
+                let l = md5_line(l);
+                (Some(input_for(&l.name)), Entry::Line(n, l))
+            }
+            other => (None, other),
+        });
     let mut tally = Tally::default();
     let mut rec = Vec::new();
     let run = engine::run(&cx.engine, items, |step: Step<Entry>| {
@@ -176,7 +187,7 @@ pub fn check_list(
             Step::Idle => return out.flush(),
             Step::Item(entry, r) => (entry, r),
         };
-        let line = match entry {
+        let (name, checked) = match entry {
             Entry::Bad(n) => {
                 tally.misformatted += 1;
                 if o.warn {
@@ -192,37 +203,93 @@ pub fn check_list(
                 tally.read_error = true;
                 return;
             }
-            Entry::Line(_, l) => l,
+            Entry::Line(_, l) => {
+                let Some(r) = r else { unreachable!() };
+                (l.name, r.map(|d| md5_matches(&d, &l.hex)))
+            }
+            Entry::Etag(_, l) => {
+                out.flush();
+                let checked = check_etag(&l, o.etag);
+                (l.name, checked)
+            }
         };
         tally.well_formed = true;
-        let Some(r) = r else { unreachable!() };
-        match r {
+        match checked {
             Err(e) if o.ignore_missing && e.at_open && e.err.kind() == io::ErrorKind::NotFound => {}
             Err(e) => {
                 tally.unreadable += 1;
-                cx.file_error(out, &line.name, &e.err);
+                cx.file_error(out, &name, &e.err);
                 if !o.status {
-                    verdict(&mut rec, &line.name, b": FAILED open or read\n");
+                    verdict(&mut rec, &name, b": FAILED open or read\n");
                     out.record(&rec);
                 }
             }
-            Ok(d) => {
-                let good = record::hex(&d)
-                    .iter()
-                    .zip(line.hex.iter())
-                    .all(|(a, b)| *a == b.to_ascii_lowercase());
+            Ok(checked) => {
+                let good = checked != Checked::Failed;
                 if good {
                     tally.matched = true;
                 } else {
                     tally.mismatched += 1;
                 }
                 if !o.status && (!good || !o.quiet) {
-                    let v: &[u8] = if good { b": OK\n" } else { b": FAILED\n" };
-                    verdict(&mut rec, &line.name, v);
+                    let with_part_size;
+                    let v: &[u8] = match checked {
+                        Checked::Ok => b": OK\n",
+                        Checked::Failed => b": FAILED\n",
+                        Checked::OkWithPartSize(p) => {
+                            with_part_size = format!(": OK (part size {p})\n");
+                            with_part_size.as_bytes()
+                        }
+                    };
+                    verdict(&mut rec, &name, v);
                     out.record(&rec);
                 }
             }
         }
     });
     run.is_ok() && tally.report(o, &qname, out)
+}
+
+/// What checking a listed file came to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Checked {
+    Ok,
+    /// `--etag=auto` found the ETag with parts of this many bytes.
+    OkWithPartSize(u64),
+    Failed,
+}
+
+/// Whether a file's MD5 is the hex digits of its line (either case).
+fn md5_matches(digest: &[u8; 16], hex: &[u8; 32]) -> Checked {
+    let good = record::hex(digest)
+        .iter()
+        .zip(hex)
+        .all(|(a, b)| *a == b.to_ascii_lowercase());
+    if good {
+        Checked::Ok
+    } else {
+        Checked::Failed
+    }
+}
+
+/// An ETag line whose ETag is a plain MD5 (an object uploaded whole), as
+/// the MD5 line it amounts to.
+fn md5_line(l: EtagLine) -> Line {
+    Line {
+        hex: record::hex(&l.etag.digest()),
+        name: l.name,
+        format: l.format,
+    }
+}
+
+/// Checks the file of a multipart ETag line with the part size of
+/// `--etag`.
+fn check_etag(l: &EtagLine, size: Option<PartSize>) -> Result<Checked, HashError> {
+    let size = size.expect("ETag lines are read only with --etag");
+    let found = etag::check_multipart(&input_for(&l.name), &l.etag, size)?;
+    Ok(match (found, size) {
+        (None, _) => Checked::Failed,
+        (Some(_), PartSize::Fixed(_)) => Checked::Ok,
+        (Some(p), PartSize::Auto) => Checked::OkWithPartSize(p),
+    })
 }

@@ -489,7 +489,8 @@ fn usage_errors_and_option_spellings() {
 }
 
 /// Ambiguous long options name their candidates in the order of GNU's
-/// option table; `--jobs`, ours, sits among them without moving GNU's.
+/// option table; `--jobs` and `--etag`, ours, sit among them without
+/// moving GNU's.
 #[test]
 fn ambiguous_options_in_gnu_table_order() {
     let t = TempDir::new();
@@ -509,7 +510,7 @@ fn ambiguous_options_in_gnu_table_order() {
     // Every option is a candidate for the empty name.
     let gnus = "'--check' '--ignore-missing' '--quiet' '--status' '--warn' '--strict' \
                 '--tag' '--zero' '--binary' '--text' '--help' '--version'";
-    let ours = gnus.replace("'--text' ", "'--text' '--jobs' ");
+    let ours = gnus.replace("'--text' ", "'--text' '--jobs' '--etag' ");
     let r = exec(OURS, t.path(), &os(&["--="]), b"", &[]);
     assert_eq!(
         String::from_utf8(r.stderr).unwrap(),
@@ -1115,6 +1116,23 @@ fn output_file_is_also_an_input() {
         assert_eq!(
             lines[150],
             format!("{}  link", md5_hex(&held)).as_bytes(),
+            "{jobs}"
+        );
+    }
+    // With -z no newline writes GNU's line buffer out: `out` holds only
+    // the whole buffers (of the file's block size) of the records before.
+    for jobs in ["", "{-j1}", "{-j8}"] {
+        let script = format!("\"$0\" {jobs} -z {before} out {after} > out; cat out");
+        let r = same_shell_ours(t.path(), &script);
+        let block = std::os::unix::fs::MetadataExt::blksize(
+            &std::fs::metadata(t.path().join("out")).unwrap(),
+        ) as usize;
+        let records: Vec<&[u8]> = r.stdout.split(|&b| b == 0).collect();
+        let before_len: usize = records[..150].iter().map(|l| l.len() + 1).sum();
+        let held = &r.stdout[..before_len / block * block];
+        assert_eq!(
+            records[150],
+            [md5_hex(held).as_bytes(), b"  out"].concat(),
             "{jobs}"
         );
     }

@@ -4,7 +4,7 @@
 
 use super::offsets::{Offset, Offsets};
 use super::pieces::{PieceLists, Prefixed, Suffixed};
-use super::{check_out, digest_batch, Kernel, Ptrs, Slices, Soa, MAX_LANES};
+use super::{check_out, digest_batch, Kernel, LaneStates, Ptrs, Slices, MAX_LANES};
 use core::marker::PhantomData;
 
 /// The kernels this build has that the CPU can run.
@@ -39,9 +39,9 @@ fn kernel(name: &str) -> Kernel {
 /// # Panics
 ///
 /// If `groups` is not 1 to 4.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(md5_sse2)]
 pub fn set_avx512_groups(groups: usize) {
-    super::kernel::set_avx512_groups(groups);
+    super::avx512::set_groups(groups);
 }
 
 /// [`super::digest_many_into`] with kernel `name`.
@@ -148,11 +148,11 @@ pub fn compress_lanes(name: &str, data: &[u8], blocks: usize, used: usize) -> u3
         k.max_lanes()
     );
     let ptrs = lane_ptrs(data, k.max_lanes(), blocks);
-    let mut st = Soa::new();
+    let mut st = LaneStates::new();
     // SAFETY: `k` is available and `1 <= used <= k.max_lanes()`; `lane_ptrs`
     // checked that each of the kernel's lanes has `blocks * 64` bytes.
     unsafe { k.compress(&mut st, &ptrs, blocks, used, None) };
-    st.s[0][0]
+    st.rows[0][0]
 }
 
 /// Only the loads and transposition of [`compress`]; `None` for the

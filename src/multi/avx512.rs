@@ -1,6 +1,7 @@
-//! x86_64 AVX-512 lane vector: sixteen 32-bit lanes of an `__m512i`, and the
-//! kernel's `#[target_feature(enable = "avx512f,avx512vl")]` entry points.
-//! Chosen at run time, ahead of AVX2, when the CPU has AVX-512F and VL.
+//! x86_64 AVX-512 lane vector: sixteen 32-bit lanes of an `__m512i`, the
+//! kernel's `#[target_feature(enable = "avx512f,avx512vl")]` entry points,
+//! and the rule for how many groups a CPU runs. Chosen at run time, ahead
+//! of AVX2, when the CPU has AVX-512F and VL.
 //!
 //! Its own tricks: each step's `F`, `G`, `H` or `I` is one `vpternlogd`
 //! (`G` included, added at once) and each rotation one `vprold`, so a step
@@ -10,28 +11,109 @@
 //! (64 shuffles for 16 lanes); no gathers.
 //!
 //! It is built for up to four groups (64 lanes) and runs two or four at
-//! full width, by CPU (`kernel.rs`). A step takes 4 cycles where vector
-//! latency is 1 cycle (Intel, Zen 4), where two groups keep the two 512-bit
-//! pipes busy: measured on an Intel Xeon, two are the fastest per lane. On
-//! Zen 5, with 2-cycle latency (8 cycles a step) and four pipes, it takes
-//! four or five. The 32 `zmm` registers hold four groups' state and
-//! temporaries, the message words being read from the stack as memory
-//! operands.
+//! full width, by CPU ([`groups`]). The 32 `zmm` registers hold four
+//! groups' state and temporaries, the message words being read from the
+//! stack as memory operands.
 
 use super::lane_vector::{self, LaneVector};
+use super::Kernel;
 use core::arch::x86_64::*;
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-runtime_isa! {
-    $ avx512,
-    /// Sixteen lanes.
-    V16(__m512i)
+cpufeatures::new!(avx512_cpuid, "avx512f", "avx512vl");
+
+/// Whether the CPU has AVX-512F and VL; `cpufeatures` also checks that the
+/// OS saves the opmask and `zmm` registers (XCR0). Miri cannot execute
+/// CPUID; there the build's target features decide.
+pub(super) fn detected() -> bool {
+    if cfg!(miri) {
+        cfg!(all(target_feature = "avx512f", target_feature = "avx512vl"))
+    } else {
+        avx512_cpuid::get()
+    }
+}
+
+/// Interleaved groups at full width on this CPU: two, or four on AMD Zen 5
+/// and later.
+///
+/// Where vector integer ops take one cycle (Intel, AMD Zen 4), a step's
+/// chain (logic, add, rotate, add) is about 4 cycles, and two groups fill
+/// the two 512-bit pipes; more only spill. Zen 5 (family 0x1A) takes two
+/// cycles an op and has four pipes, so it needs about twice the steps in
+/// flight: four groups, by that reasoning, not yet measured there. The
+/// measurements behind the rule: benches/RESULTS.md, "Interleaved groups".
+pub(super) fn groups() -> usize {
+    match GROUPS.load(Relaxed) {
+        0 => {
+            let groups = if zen5_or_later() { 4 } else { 2 };
+            GROUPS.store(groups, Relaxed);
+            groups
+        }
+        groups => groups,
+    }
+}
+
+/// [`groups`]' answer; 0 until the first call reads CPUID.
+static GROUPS: AtomicUsize = AtomicUsize::new(0);
+
+/// Makes [`groups`] answer `groups` (1 to 4) from now on, whatever the CPU:
+/// so that one machine can run the scheduler at every AVX-512 width (see
+/// `__bench::set_avx512_groups`).
+pub(super) fn set_groups(groups: usize) {
+    let max = Kernel::Avx512.max_groups();
+    assert!(
+        (1..=max).contains(&groups),
+        "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
+    );
+    GROUPS.store(groups, Relaxed);
+}
+
+/// Whether the CPU is an AMD of family 0x1A (Zen 5) or later. Miri, which
+/// cannot execute CPUID, gets the widest kernel.
+fn zen5_or_later() -> bool {
+    if cfg!(miri) {
+        return true;
+    }
+    // SAFETY: every x86_64 CPU has CPUID and its leaves 0 and 1. (Safe to
+    // call on newer compilers, `unsafe` on the MSRV.)
+    #[allow(unused_unsafe)]
+    let (vendor, eax) = unsafe { (__cpuid(0), __cpuid(1).eax) };
+    let amd = [vendor.ebx, vendor.edx, vendor.ecx]
+        == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes);
+    // The family as CPUID leaf 1 spells it: base, plus extended past 0xF.
+    let base = (eax >> 8) & 0xf;
+    let family = if base == 0xf {
+        base + ((eax >> 20) & 0xff)
+    } else {
+        base
+    };
+    amd && family >= 0x1a
+}
+
+/// Sixteen lanes. A value exists only where the CPU has AVX-512F and VL:
+/// the unsafe constructors' callers vouch for it, and every method that
+/// takes a `V16` relies on it.
+#[derive(Clone, Copy)]
+pub(super) struct V16(__m512i);
+
+/// The 64 bytes at `p + at`.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F, and bytes `p + at ..+ 64` are readable.
+#[inline(always)]
+unsafe fn load64(p: *const u8, at: usize) -> __m512i {
+    // SAFETY: the caller vouches for AVX-512F and for the 64 bytes at `p +
+    // at`; `loadu` needs no alignment.
+    unsafe { _mm512_loadu_si512(p.add(at).cast()) }
 }
 
 /// Transposes a 16 × 16 matrix of 32-bit words: `r[j]` holds words `0..16`
 /// of lane `j`; the result's entry `w` holds word `w` of lanes `0..16`.
 #[inline(always)]
 fn transpose16(r: [V16; 16]) -> [V16; 16] {
-    avx512!({
+    // SAFETY: `r` proves AVX-512F; register operations only.
+    unsafe {
         // Within each 128-bit chunk `c`, a 4 × 4 transpose of each four
         // lanes: `u[4 * l + i]` chunk `c` = word `4 * c + i` of lanes
         // `4 * l .. 4 * l + 4`.
@@ -61,7 +143,7 @@ fn transpose16(r: [V16; 16]) -> [V16; 16] {
             m[12 + i] = V16(_mm512_shuffle_i32x4::<0xDD>(x1, x3));
         }
         m
-    })
+    }
 }
 
 impl LaneVector for V16 {
@@ -69,66 +151,101 @@ impl LaneVector for V16 {
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {
-        Self(avx512!(_mm512_set1_epi32(x as i32)))
+        // SAFETY: the caller vouches for AVX-512F.
+        Self(unsafe { _mm512_set1_epi32(x as i32) })
     }
 
     #[inline(always)]
     unsafe fn load(src: *const u32) -> Self {
-        // The caller vouches for 64 readable bytes; `loadu` needs no
-        // alignment.
-        Self(avx512!(_mm512_loadu_si512(src.cast())))
+        // SAFETY: the caller vouches for AVX-512F and for the 64 bytes (16
+        // words) at `src`.
+        Self(unsafe { load64(src.cast(), 0) })
     }
 
     #[inline(always)]
     fn store(self, dst: &mut [u32]) {
         let dst = &mut dst[..16];
-        // 64 bytes fit in `dst`; `storeu` needs no alignment.
-        avx512!(_mm512_storeu_si512(dst.as_mut_ptr().cast(), self.0))
+        // SAFETY: `self` proves AVX-512F; the store writes the 64 bytes of
+        // `dst`, and `storeu` needs no alignment.
+        unsafe { _mm512_storeu_si512(dst.as_mut_ptr().cast(), self.0) }
     }
 
     #[inline(always)]
     unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
-        let mut r = [avx512!(Self::splat(0)); 16];
+        // SAFETY: the caller vouches for AVX-512F.
+        let mut r = [unsafe { Self::splat(0) }; 16];
         // A loop, not `array::from_fn`: a closure does not inherit the
         // entry point's target features, so the intrinsic would stay a call.
-        for (r, p) in r.iter_mut().zip(&ptrs[..16]) {
-            // One plain 64-byte load per lane, of bytes `off ..+ 64`, which
-            // the caller vouches for; `loadu` needs no alignment.
-            *r = Self(avx512!(_mm512_loadu_si512(p.add(off).cast())));
+        for (r, &p) in r.iter_mut().zip(&ptrs[..16]) {
+            // SAFETY: the caller vouches for AVX-512F and for `off + 64`
+            // readable bytes at each of the 16 pointers: one plain load of
+            // bytes `off ..+ 64` per lane.
+            *r = Self(unsafe { load64(p, off) });
         }
         transpose16(r)
     }
 
     #[inline(always)]
     fn first(self) -> u32 {
-        avx512!(_mm_cvtsi128_si32(_mm512_castsi512_si128(self.0))) as u32
+        // SAFETY: `self` proves AVX-512F.
+        unsafe { _mm_cvtsi128_si32(_mm512_castsi512_si128(self.0)) as u32 }
     }
 
-    binary_ops!(avx512;
-        add => _mm512_add_epi32,
-        sub => _mm512_sub_epi32,
-        and => _mm512_and_si512,
-        andnot => _mm512_andnot_si512,
-        or => _mm512_or_si512,
-        xor => _mm512_xor_si512,
-    );
+    #[inline(always)]
+    fn add(self, other: Self) -> Self {
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_add_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn sub(self, other: Self) -> Self {
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_sub_epi32(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn and(self, other: Self) -> Self {
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_and_si512(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn andnot(self, other: Self) -> Self {
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_andnot_si512(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn or(self, other: Self) -> Self {
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_or_si512(self.0, other.0) })
+    }
+
+    #[inline(always)]
+    fn xor(self, other: Self) -> Self {
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_xor_si512(self.0, other.0) })
+    }
 
     /// One `vprold`.
     #[inline(always)]
     fn rotl<const L: i32, const R: i32>(self) -> Self {
-        Self(avx512!(_mm512_rol_epi32::<L>(self.0)))
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { _mm512_rol_epi32::<L>(self.0) })
     }
 
     /// One `vpternlogd`, whose immediate is the truth table.
     #[inline(always)]
     fn logic<const IMM: i32>(a: Self, b: Self, c: Self) -> Self {
-        Self(avx512!(_mm512_ternarylogic_epi32::<IMM>(a.0, b.0, c.0)))
+        // SAFETY: `a` proves AVX-512F.
+        Self(unsafe { _mm512_ternarylogic_epi32::<IMM>(a.0, b.0, c.0) })
     }
 
     #[cfg(not(miri))]
     #[inline(always)]
     fn opaque(self) -> Self {
-        Self(avx512!(opaque(self.0)))
+        // SAFETY: `self` proves AVX-512F.
+        Self(unsafe { opaque(self.0) })
     }
 
     /// `G` is one `vpternlogd` like the others: nothing gains from adding
@@ -140,4 +257,5 @@ impl LaneVector for V16 {
 }
 
 entry_points!(V16, "avx512f,avx512vl");
+
 opaque_fn!(__m512i, zmm_reg, "avx512f", "/* {0} */");

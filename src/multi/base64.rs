@@ -26,7 +26,7 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// ```
 pub fn base64_into(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
     super::check_out("base64_into", digests.len(), out.len());
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(md5_sse2)]
     if avx2::available() {
         // SAFETY: the CPU has AVX2 (checked just above).
         let done = unsafe { avx2::encode_pairs(digests, out) };
@@ -55,7 +55,7 @@ pub(super) fn portable(digest: &[u8; 16]) -> [u8; 24] {
     out
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(md5_sse2)]
 mod avx2 {
     use super::super::kernel::Kernel;
     use core::arch::x86_64::*;

@@ -8,37 +8,37 @@
 //! register count, so `G` is a parameter, chosen per ISA in `kernel.rs`.
 #![allow(clippy::many_single_char_names)]
 
-use super::lane_vector::{LaneVector, F, H, I};
-use super::{Ptrs, Soa};
+use super::lane_vector::{self, LaneVector};
+use super::{LaneStates, Ptrs};
 use crate::consts::RC;
 
-/// The 64 steps as calls of `$step!(op, a, b, c, d, message word, step,
-/// rotation)`, rotating the roles of the caller's four state variables.
+/// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
+/// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`).
 macro_rules! md5_steps {
-    ($step:ident, $a:ident, $b:ident, $c:ident, $d:ident) => {
-        md5_steps!(@quad $step, F, $a, $b, $c, $d, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
-        md5_steps!(@quad $step, F, $a, $b, $c, $d, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
-        md5_steps!(@quad $step, F, $a, $b, $c, $d, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
-        md5_steps!(@quad $step, F, $a, $b, $c, $d, 12, [12, 13, 14, 15], [7, 12, 17, 22]);
-        md5_steps!(@quad $step, G, $a, $b, $c, $d, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
-        md5_steps!(@quad $step, G, $a, $b, $c, $d, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
-        md5_steps!(@quad $step, G, $a, $b, $c, $d, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
-        md5_steps!(@quad $step, G, $a, $b, $c, $d, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
-        md5_steps!(@quad $step, H, $a, $b, $c, $d, 32, [5, 8, 11, 14], [4, 11, 16, 23]);
-        md5_steps!(@quad $step, H, $a, $b, $c, $d, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
-        md5_steps!(@quad $step, H, $a, $b, $c, $d, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
-        md5_steps!(@quad $step, H, $a, $b, $c, $d, 44, [9, 12, 15, 2], [4, 11, 16, 23]);
-        md5_steps!(@quad $step, I, $a, $b, $c, $d, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
-        md5_steps!(@quad $step, I, $a, $b, $c, $d, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
-        md5_steps!(@quad $step, I, $a, $b, $c, $d, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
-        md5_steps!(@quad $step, I, $a, $b, $c, $d, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
+    ($x:ident) => {
+        md5_steps!(@quad $x, F, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
+        md5_steps!(@quad $x, F, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
+        md5_steps!(@quad $x, F, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
+        md5_steps!(@quad $x, F, 12, [12, 13, 14, 15], [7, 12, 17, 22]);
+        md5_steps!(@quad $x, G, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
+        md5_steps!(@quad $x, G, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
+        md5_steps!(@quad $x, G, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
+        md5_steps!(@quad $x, G, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
+        md5_steps!(@quad $x, H, 32, [5, 8, 11, 14], [4, 11, 16, 23]);
+        md5_steps!(@quad $x, H, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
+        md5_steps!(@quad $x, H, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
+        md5_steps!(@quad $x, H, 44, [9, 12, 15, 2], [4, 11, 16, 23]);
+        md5_steps!(@quad $x, I, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
+        md5_steps!(@quad $x, I, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
+        md5_steps!(@quad $x, I, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
+        md5_steps!(@quad $x, I, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
     };
-    (@quad $step:ident, $op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $k:expr,
-        [$m0:expr, $m1:expr, $m2:expr, $m3:expr], [$s0:expr, $s1:expr, $s2:expr, $s3:expr]) => {
-        $step!($op, $a, $b, $c, $d, $m0, $k, $s0);
-        $step!($op, $d, $a, $b, $c, $m1, $k + 1, $s1);
-        $step!($op, $c, $d, $a, $b, $m2, $k + 2, $s2);
-        $step!($op, $b, $c, $d, $a, $m3, $k + 3, $s3);
+    (@quad $x:ident, $op:ident, $k:literal, [$m0:literal, $m1:literal, $m2:literal, $m3:literal],
+        [$s0:literal, $s1:literal, $s2:literal, $s3:literal]) => {
+        $x.step::<{ lane_vector::$op }, $s0, { 32 - $s0 }>($k, $m0);
+        $x.step::<{ lane_vector::$op }, $s1, { 32 - $s1 }>($k + 1, $m1);
+        $x.step::<{ lane_vector::$op }, $s2, { 32 - $s2 }>($k + 2, $m2);
+        $x.step::<{ lane_vector::$op }, $s3, { 32 - $s3 }>($k + 3, $m3);
     };
 }
 
@@ -58,7 +58,7 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
-            state: &mut super::Soa,
+            state: &mut super::LaneStates,
             ptrs: &super::Ptrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
@@ -140,9 +140,10 @@ fn rc_table<V: LaneVector>() -> &'static [u32; 64] {
 }
 
 /// `x`, through an empty `asm!` block that LLVM must run where it stands
-/// (it is not `pure`) and cannot see through.
+/// (it is not `pure`) and cannot see through: the scalar form of
+/// [`LaneVector::opaque`].
 #[inline(always)]
-fn hide(x: usize) -> usize {
+fn opaque(x: usize) -> usize {
     #[cfg(not(miri))]
     let x = {
         let mut x = x;
@@ -154,6 +155,121 @@ fn hide(x: usize) -> usize {
         x
     };
     x
+}
+
+/// What [`md5_steps!`] calls, once per step.
+trait Step {
+    /// Step `k` (0 to 63): round function `OP` (one of [`lane_vector::F`]
+    /// to [`lane_vector::I`]), message word `m`, rotation `L`, `R = 32 - L`.
+    fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize);
+}
+
+/// Where a step's message word and round constant come from: `add_word(a,
+/// g, m, k)` is `a` plus word `m` of group `g`'s block plus step `k`'s
+/// constant.
+trait Words<V> {
+    fn add_word(&self, a: V, g: usize, m: usize, k: usize) -> V;
+}
+
+/// Words loaded and transposed from each lane's own block.
+///
+/// The fields are set only in [`compress`], which makes `rc` point at a
+/// table of 64 words.
+struct Loaded<'m, V, const G: usize> {
+    m: &'m [[V; 16]; G],
+    /// The 64 round constants; a pointer LLVM cannot see through (see
+    /// `compress`).
+    rc: *const u32,
+}
+
+impl<V: LaneVector, const G: usize> Words<V> for Loaded<'_, V, G> {
+    #[inline(always)]
+    fn add_word(&self, a: V, g: usize, m: usize, k: usize) -> V {
+        // SAFETY: `a` proves the ISA; `rc` points at the 64 words of the
+        // table (`compress`), and `k < 64`.
+        a.add(self.m[g][m])
+            .add(unsafe { V::splat(*self.rc.add(k)) })
+    }
+}
+
+/// The same block in every lane: each step's word and constant summed
+/// once, in scalar code ([`SharedSums`]), and broadcast from memory (free
+/// on x86: the load unit broadcasts), an add per step fewer.
+///
+/// The field is set only in [`compress`], which makes `mk` point at 64
+/// words.
+struct Shared {
+    /// 64 sums, by step; a pointer LLVM cannot see through, so that it
+    /// broadcasts each sum where it is used, from memory.
+    mk: *const u32,
+}
+
+impl<V: LaneVector> Words<V> for Shared {
+    #[inline(always)]
+    fn add_word(&self, a: V, _: usize, _: usize, k: usize) -> V {
+        // SAFETY: `a` proves the ISA; `mk` points at 64 words (`compress`),
+        // and `k < 64`.
+        a.add(unsafe { V::splat(*self.mk.add(k)) })
+    }
+}
+
+/// Each step's message word plus its round constant, in the word order of
+/// the same list of steps the vectors run.
+struct SharedSums<'a> {
+    words: &'a [u32; 16],
+    rc: &'static [u32; 64],
+    mk: [u32; 64],
+}
+
+impl Step for SharedSums<'_> {
+    #[inline(always)]
+    fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize) {
+        self.mk[k] = self.words[m].wrapping_add(self.rc[k]);
+    }
+}
+
+/// The state of `G` groups, rows `a`, `b`, `c`, `d`, stepped with the words
+/// of `X`.
+struct Steps<'x, V, const G: usize, X> {
+    s: [[V; G]; 4],
+    words: &'x X,
+}
+
+impl<V: LaneVector, const G: usize, X: Words<V>> Step for Steps<'_, V, G, X> {
+    /// One step of every group: `a = b + rotl(a + x + OP(b, c, d), L)`,
+    /// where `x` is the message word plus the round constant, and the roles
+    /// of the four rows rotate by one each step. What does not depend on
+    /// `b` is summed first and hidden from the optimiser, which would
+    /// otherwise move an add onto the chain.
+    #[inline(always)]
+    fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize) {
+        let a = (4 - k % 4) % 4;
+        let (b, c, d) = ((a + 1) % 4, (a + 2) % 4, (a + 3) % 4);
+        for g in 0..G {
+            let (sa, sb, sc, sd) = (self.s[a][g], self.s[b][g], self.s[c][g], self.s[d][g]);
+            let t = self.words.add_word(sa, g, m, k);
+            let t = match OP {
+                lane_vector::G => V::add_g(t, sb, sc, sd),
+                // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the 1 taken
+                // off the round constant (`RC_I`).
+                lane_vector::I if V::I_BY_SUB => t.opaque().sub(sc.xor(sb.andnot(sd))),
+                _ => t.opaque().add(V::logic::<OP>(sb, sc, sd)),
+            };
+            self.s[a][g] = V::add_rotl::<L, R>(t, sb);
+        }
+    }
+}
+
+/// The 64 steps over one block of `words`, then the feed-forward.
+#[inline(always)]
+fn block<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], words: &impl Words<V>) {
+    let mut steps = Steps { s: *s, words };
+    md5_steps!(steps);
+    for g in 0..G {
+        for (row, stepped) in s.iter_mut().zip(&steps.s) {
+            row[g] = stepped[g].add(row[g]);
+        }
+    }
 }
 
 /// Compresses `blocks` consecutive blocks from each of `ptrs[..V::LANES *
@@ -168,7 +284,7 @@ fn hide(x: usize) -> usize {
 /// bytes for each `i < V::LANES * G`.
 #[inline(always)]
 pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
-    state: &mut Soa,
+    state: &mut LaneStates,
     ptrs: &Ptrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
@@ -178,62 +294,14 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     assert!(w * G <= ptrs.len());
     // SAFETY: the caller vouches for the ISA.
     let zero = unsafe { V::splat(0) };
-    let mut abcd = [[zero; G]; 4];
-    for (v, row) in abcd.iter_mut().zip(&state.s) {
+    let mut s = [[zero; G]; 4];
+    for (v, row) in s.iter_mut().zip(&state.rows) {
         for (g, x) in v.iter_mut().enumerate() {
             // SAFETY: the caller vouches for the ISA; rows of `state` have
             // `MAX_LANES >= w * G` words (asserted above, as `ptrs` has as
             // many entries), so each group's `w` words are in bounds.
             *x = unsafe { V::load(row[w * g..].as_ptr()) };
         }
-    }
-    let [mut a, mut b, mut c, mut d] = abcd;
-
-    // One step of every group: a = b + rotl(a + x + OP(b, c, d), s), where
-    // `x` is the message word plus the round constant, summed by `$input`.
-    // What does not depend on `b` is summed first and hidden from the
-    // optimiser, which would otherwise move an add onto the chain.
-    macro_rules! step {
-        ($input:ident; $op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-            for g in 0..G {
-                let t = $input!($a[g], g, $m, $k);
-                let t = step!(@$op, t, $b[g], $c[g], $d[g]);
-                $a[g] = V::add_rotl::<{ $s }, { 32 - $s }>(t, $b[g]);
-            }
-        };
-        (@I, $t:expr, $b:expr, $c:expr, $d:expr) => {
-            if V::I_BY_SUB {
-                // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the 1
-                // taken off the round constant (`RC_I`).
-                $t.opaque().sub($c.xor($b.andnot($d)))
-            } else {
-                $t.opaque().add(V::logic::<I>($b, $c, $d))
-            }
-        };
-        (@G, $t:expr, $b:expr, $c:expr, $d:expr) => {
-            V::add_g($t, $b, $c, $d)
-        };
-        (@$op:ident, $t:expr, $b:expr, $c:expr, $d:expr) => {
-            $t.opaque().add(V::logic::<$op>($b, $c, $d))
-        };
-    }
-    // The 64 steps over one block, then the feed-forward.
-    macro_rules! block {
-        ($input:ident) => {{
-            macro_rules! input_step {
-                ($op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-                    step!($input; $op, $a, $b, $c, $d, $m, $k, $s)
-                };
-            }
-            let (aa, bb, cc, dd) = (a, b, c, d);
-            md5_steps!(input_step, a, b, c, d);
-            for g in 0..G {
-                a[g] = a[g].add(aa[g]);
-                b[g] = b[g].add(bb[g]);
-                c[g] = c[g].add(cc[g]);
-                d[g] = d[g].add(dd[g]);
-            }
-        }};
     }
 
     let mut words = core::mem::MaybeUninit::uninit();
@@ -245,46 +313,25 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every
         // call of one or two blocks (short messages).
-        // SAFETY: `hide(0)` is 0, so `rc` points at the 64 words of `RC`
+        // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC`
         // or `RC_I`.
-        let rc = unsafe { rc_table::<V>().as_ptr().add(hide(0)) };
-        macro_rules! loaded {
-            ($a:expr, $g:expr, $m:expr, $k:expr) => {
-                // SAFETY: the caller vouches for the ISA; `rc` points at
-                // the 64 words of the table.
-                $a.add(m[$g][$m]).add(unsafe { V::splat(*rc.add($k)) })
-            };
-        }
-        block!(loaded);
+        let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
+        block(&mut s, &Loaded { m, rc });
     }
 
     if let Some(words) = last {
-        // The same block in every lane: each step's word and constant are
-        // summed once, in scalar code, and broadcast from memory (free on
-        // x86: the load unit broadcasts), an add per step fewer.
-        let rc = rc_table::<V>();
-        let mut mk = [0u32; 64];
-        // The word order from the same list of steps the vectors run.
-        macro_rules! sum {
-            ($op:ident, $a:ident, $b:ident, $c:ident, $d:ident, $m:expr, $k:expr, $s:expr) => {
-                mk[$k] = words[$m].wrapping_add(rc[$k])
-            };
-        }
-        md5_steps!(sum, a, b, c, d);
-        // SAFETY: `hide(0)` is 0: the pointer is `mk`'s, hidden so that
-        // LLVM broadcasts each sum where it is used, from memory.
-        let mk = unsafe { mk.as_ptr().add(hide(0)) };
-        macro_rules! shared {
-            ($a:expr, $g:expr, $m:expr, $k:expr) => {
-                // SAFETY: the caller vouches for the ISA; `mk` points at
-                // 64 words.
-                $a.add(unsafe { V::splat(*mk.add($k)) })
-            };
-        }
-        block!(shared);
+        let mut sums = SharedSums {
+            words,
+            rc: rc_table::<V>(),
+            mk: [0; 64],
+        };
+        md5_steps!(sums);
+        // SAFETY: `opaque(0)` is 0: the pointer is `mk`'s 64 words.
+        let mk = unsafe { sums.mk.as_ptr().add(opaque(0)) };
+        block(&mut s, &Shared { mk });
     }
 
-    for (r, v) in state.s.iter_mut().zip([a, b, c, d]) {
+    for (r, v) in state.rows.iter_mut().zip(s) {
         for (g, x) in v.into_iter().enumerate() {
             x.store(&mut r[w * g..]);
         }

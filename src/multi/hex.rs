@@ -33,13 +33,9 @@ pub(super) fn encode(digest: &[u8; 16]) -> [u8; 32] {
     if cfg!(any(md5_backend = "soft", feature = "force-soft")) {
         return portable(digest);
     }
-    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    #[cfg(md5_sse2)]
     return sse2::encode(digest);
-    #[cfg(all(
-        target_arch = "aarch64",
-        target_endian = "little",
-        target_feature = "neon"
-    ))]
+    #[cfg(md5_neon)]
     return neon::encode(digest);
     #[allow(unreachable_code)] // where a SIMD form returned above
     portable(digest)
@@ -55,7 +51,7 @@ pub(super) fn portable(digest: &[u8; 16]) -> [u8; 32] {
     out
 }
 
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[cfg(md5_sse2)]
 mod sse2 {
     use core::arch::x86_64::*;
 
@@ -111,11 +107,7 @@ mod sse2 {
     }
 }
 
-#[cfg(all(
-    target_arch = "aarch64",
-    target_endian = "little",
-    target_feature = "neon"
-))]
+#[cfg(md5_neon)]
 mod neon {
     use core::arch::aarch64::*;
 

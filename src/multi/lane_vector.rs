@@ -1,7 +1,9 @@
 //! The lane vector: what the generic kernel body ([`super::body`]) needs
 //! from a SIMD register of 32-bit lanes, one message per lane. Each ISA
-//! implements it once (`sse2.rs`, `avx2.rs`, `neon.rs`); an ISA's own tricks
-//! are its overrides of the provided methods.
+//! implements it once, written out by hand (`sse2.rs`, `avx2.rs`,
+//! `avx512.rs`, `neon.rs`); an ISA's own tricks are its overrides of the
+//! provided methods. SSE2 and AVX2, which lack a rotate instruction, share
+//! the rotations and block loads of [`X86`].
 //!
 //! A value of an implementing type exists only where the CPU has the ISA:
 //! the constructors ([`splat`](LaneVector::splat), the loads) are `unsafe`
@@ -19,6 +21,32 @@ pub(super) const G: i32 = 0xe4;
 pub(super) const H: i32 = 0x96;
 /// `I = c ^ (b | !d)`.
 pub(super) const I: i32 = 0x39;
+
+/// The `opaque(x)` function of an ISA's module, behind its
+/// [`LaneVector::opaque`]: `x` through an empty `asm!` block naming its
+/// register (class `$class`, operand template `$template`). A function of
+/// its own, with the target feature `$feature`, because the register class
+/// needs the feature, which a trait method cannot enable.
+macro_rules! opaque_fn {
+    ($ty:ty, $class:ident, $feature:literal, $template:literal) => {
+        /// `x`, hidden from the optimiser: see [`LaneVector::opaque`].
+        #[cfg(not(miri))]
+        #[target_feature(enable = $feature)]
+        #[inline]
+        fn opaque(mut x: $ty) -> $ty {
+            // SAFETY: the template is a comment; the block only names `x`'s
+            // register and changes no memory, flags or stack.
+            unsafe {
+                core::arch::asm!(
+                    $template,
+                    inout($class) x,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            x
+        }
+    };
+}
 
 /// A SIMD register of [`LANES`](LaneVector::LANES) 32-bit lanes.
 ///
@@ -144,7 +172,7 @@ pub(super) trait LaneVector: Copy {
 /// build their rotations and message loads from: shifts, the unpacks of
 /// 32- and 64-bit elements within each 128-bit half, and a row of four
 /// words per 128-bit half.
-#[cfg(target_arch = "x86_64")]
+#[cfg(md5_sse2)]
 pub(super) trait X86: LaneVector {
     /// Lane-wise `self << S`.
     fn shl<const S: i32>(self) -> Self;
@@ -230,183 +258,4 @@ pub(super) trait X86: LaneVector {
     fn add_rotl16(t: Self, b: Self) -> Self {
         Self::add_rotl_by_shifts::<16, 16>(t, b)
     }
-}
-
-/// The module items of the SSE2 and AVX2 lane vector `$v`, whose
-/// intrinsics run through `$isa!`: its [`X86`] impl (the shift and unpack
-/// intrinsics in the trait's order, and the body of `row`), the kernel's
-/// entry points for target feature `$feature`, and the `opaque` function
-/// for registers `$reg` of class `$class`.
-#[cfg(target_arch = "x86_64")]
-macro_rules! x86_items {
-    ($v:ident, $isa:ident, $feature:literal, $reg:ty, $class:ident;
-     $slli:ident, $srli:ident, $lo32:path, $hi32:path, $lo64:path, $hi64:path;
-     row($ptrs:ident, $j:ident, $at:ident) $row:block $($extra:item)*) => {
-        impl X86 for $v {
-            #[inline(always)]
-            fn shl<const S: i32>(self) -> Self {
-                Self($isa!($slli::<S>(self.0)))
-            }
-
-            #[inline(always)]
-            fn shr<const S: i32>(self) -> Self {
-                Self($isa!($srli::<S>(self.0)))
-            }
-
-            binary_ops!($isa;
-                unpacklo32 => $lo32, unpackhi32 => $hi32,
-                unpacklo64 => $lo64, unpackhi64 => $hi64);
-
-            #[inline(always)]
-            unsafe fn row($ptrs: &[*const u8], $j: usize, $at: usize) -> Self $row
-
-            $($extra)*
-        }
-
-        entry_points!($v, $feature);
-        opaque_fn!($reg, $class, $feature, "/* {0} */");
-    };
-}
-
-/// Declares the lane vector of an ISA chosen at run time: the newtype
-/// `$v` over one register, and `$isa!`, which runs that ISA's intrinsics
-/// in `$v`'s methods. `$d` is a `$` token, for the inner macro's
-/// metavariable.
-#[cfg(target_arch = "x86_64")]
-macro_rules! runtime_isa {
-    ($d:tt $isa:ident, $(#[$doc:meta])* $v:ident($reg:ty)) => {
-        $(#[$doc])*
-        /// A value exists only where the CPU has the ISA: the unsafe
-        /// constructors' callers vouch for it.
-        #[derive(Clone, Copy)]
-        pub(super) struct $v($reg);
-
-        /// Runs the ISA's intrinsics, in a method of the lane vector.
-        macro_rules! $isa {
-            ($d e:expr) => {
-                // SAFETY: the CPU has the ISA: the method takes a lane
-                // vector, which proves it, or is a constructor whose caller
-                // vouches for it.
-                unsafe { $d e }
-            };
-        }
-    };
-}
-
-/// The two-input methods of a [`LaneVector`] impl for a newtype over one
-/// register, one intrinsic each, called through the ISA's `$isa!` macro
-/// (which carries the safety argument): `add => _mm_add_epi32, ...`.
-macro_rules! binary_ops {
-    ($isa:ident; $($name:ident => $intrinsic:path),* $(,)?) => {
-        $(
-            #[inline(always)]
-            fn $name(self, other: Self) -> Self {
-                Self($isa!($intrinsic(self.0, other.0)))
-            }
-        )*
-    };
-}
-
-/// An ISA's `opaque(x)`, for its [`LaneVector::opaque`]: `x` through an
-/// empty `asm!` block naming its register (class `$class`, operand template
-/// `$template`). A function of its own, with the target feature, because
-/// the register class needs the feature, which trait methods cannot enable.
-macro_rules! opaque_fn {
-    ($ty:ty, $class:ident, $feature:literal, $template:literal) => {
-        /// `x`, hidden from the optimiser: see [`LaneVector::opaque`].
-        #[cfg(not(miri))]
-        #[target_feature(enable = $feature)]
-        #[inline]
-        fn opaque(mut x: $ty) -> $ty {
-            // SAFETY: the template is a comment; the block only names `x`'s
-            // register and changes no memory, flags or stack.
-            unsafe {
-                core::arch::asm!(
-                    $template,
-                    inout($class) x,
-                    options(pure, nomem, nostack, preserves_flags)
-                )
-            };
-            x
-        }
-    };
-}
-
-/// Runs intrinsics of an ISA that the target enables (SSE2 in `sse2.rs`,
-/// NEON in `neon.rs`), in a method of that ISA's lane vector.
-macro_rules! baseline {
-    ($e:expr) => {
-        // SAFETY: the calling module is built only where the target enables
-        // its ISA (see `kernel.rs`), so every CPU running it has the ISA.
-        unsafe { $e }
-    };
-}
-
-/// The [`LaneVector`] impl of the SSE2 or AVX2 lane vector, a newtype over
-/// `__m128i` or `__m256i` of `$lanes` lanes whose intrinsics run through
-/// `$isa!`: constructors, store, lane 0 and the two-input operations
-/// (intrinsics that differ only in name, given in that order), the block
-/// loads and rotations of [`X86`], `I` by subtraction (neither has a
-/// three-input logic instruction), and [`LaneVector::opaque`] through the
-/// module's `opaque` function (see [`opaque_fn`]).
-#[cfg(target_arch = "x86_64")]
-macro_rules! x86_shared {
-    ($isa:ident, $lanes:literal;
-     $set1:ident, $loadu:ident, $storeu:ident, $cvt:ident;
-     $add:path, $sub:path, $and:path, $andnot:path, $or:path, $xor:path) => {
-        const LANES: usize = $lanes;
-        const I_BY_SUB: bool = true;
-
-        #[inline(always)]
-        fn add_rotl<const L: i32, const R: i32>(t: Self, b: Self) -> Self {
-            if L == 16 {
-                Self::add_rotl16(t, b)
-            } else {
-                Self::add_rotl_by_shifts::<L, R>(t, b)
-            }
-        }
-
-        binary_ops!($isa; add => $add, sub => $sub, and => $and, andnot => $andnot, or => $or, xor => $xor);
-
-        #[inline(always)]
-        unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16] {
-            // SAFETY: the caller's contract is the same.
-            unsafe { Self::load_block_by_rows(ptrs, off) }
-        }
-
-        #[inline(always)]
-        fn rotl<const L: i32, const R: i32>(self) -> Self {
-            self.rotl_by_shifts::<L, R>()
-        }
-
-        #[cfg(not(miri))]
-        #[inline(always)]
-        fn opaque(self) -> Self {
-            Self($isa!(opaque(self.0)))
-        }
-
-        #[inline(always)]
-        unsafe fn splat(x: u32) -> Self {
-            Self($isa!($set1(x as i32)))
-        }
-
-        #[inline(always)]
-        unsafe fn load(src: *const u32) -> Self {
-            // The caller vouches for `4 * $lanes` readable bytes; `loadu`
-            // needs no alignment.
-            Self($isa!($loadu(src.cast())))
-        }
-
-        #[inline(always)]
-        fn store(self, dst: &mut [u32]) {
-            let dst = &mut dst[..$lanes];
-            // `4 * $lanes` bytes fit in `dst`; `storeu` needs no alignment.
-            $isa!($storeu(dst.as_mut_ptr().cast(), self.0))
-        }
-
-        #[inline(always)]
-        fn first(self) -> u32 {
-            $isa!($cvt(self.0)) as u32
-        }
-    };
 }

@@ -2,7 +2,7 @@
 //! and call.
 
 use super::single::finish_single;
-use super::{kernel, Kernel, Ptrs, Soa, MAX_LANES};
+use super::{kernel, Kernel, LaneStates, Ptrs, MAX_LANES};
 use crate::consts::STATE_INIT;
 
 /// The most streams one [`Lanes`] holds: the widest kernel's lanes
@@ -66,7 +66,7 @@ const MAX_STREAMS: usize = super::MAX_LANES;
 pub struct Lanes {
     kernel: Kernel,
     count: usize,
-    state: Soa,
+    state: LaneStates,
     /// Bytes hashed so far in each lane.
     len: [u64; MAX_STREAMS],
 }
@@ -91,7 +91,7 @@ impl Lanes {
             (1..=MAX_STREAMS).contains(&count),
             "md5::multi::Lanes: {count} streams; it holds 1 to {MAX_STREAMS}"
         );
-        let mut state = Soa::new();
+        let mut state = LaneStates::new();
         for lane in 0..count {
             state.set(lane, STATE_INIT);
         }
@@ -145,7 +145,7 @@ impl Lanes {
         for lo in (0..self.count).step_by(width) {
             let group = lo..self.count.min(lo + width);
             let mut rest: [&[u8]; MAX_STREAMS] = [&[]; MAX_STREAMS];
-            let mut st = Soa::new();
+            let mut st = LaneStates::new();
             for (j, lane) in group.clone().enumerate() {
                 rest[j] = slices[lane];
                 st.set(j, self.state.get(lane));

@@ -94,28 +94,35 @@
 //! * `hex.rs`, `base64.rs`: the encoders;
 //! * `lanes.rs`: [`Lanes`];
 //! * `kernel.rs`: the kernels of this target, their run-time choice and
-//!   group counts;
+//!   group counts (`build.rs` names the targets that build them:
+//!   `md5_sse2`, `md5_neon`);
 //! * `body.rs`: the kernel body, MD5's 64 steps written once, generic over
 //!   the lane vector of `lane_vector.rs` and the number of groups;
 //! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
-//!   ISA, with its own tricks, and its `#[target_feature]` entry points;
-//!   `portable.rs`: the fallback;
+//!   ISA, with its own tricks, its run-time check and its
+//!   `#[target_feature]` entry points (`avx512.rs` also the CPU rule for
+//!   its group count); `portable.rs`: the fallback;
 //! * `__bench.rs`: hidden hooks for `benches/multi.rs`, the tests, the fuzz
-//!   targets and `ci/avx512-emu`; `tests/`.
+//!   targets and `ci/avx512-emu`; `tests/` (with `soft_wide.rs`, the
+//!   test-only kernel of AVX-512's widths).
 
-cfg_if::cfg_if! {
-    // The SIMD kernels: the lane-vector trait and the body over it, built
-    // where some ISA below implements it.
-    if #[cfg(any(
-        all(target_arch = "x86_64", target_feature = "sse2"),
-        all(target_arch = "aarch64", target_endian = "little", target_feature = "neon"),
-    ))] {
-        #[macro_use]
-        mod lane_vector;
-        #[macro_use]
-        mod body;
-    }
-}
+// The SIMD kernels, built where the target enables their baseline ISA
+// (`md5_sse2`, `md5_neon`: see `build.rs`): the lane-vector trait and the
+// body over it, then one lane vector per ISA.
+#[cfg(any(md5_sse2, md5_neon))]
+#[macro_use]
+mod lane_vector;
+#[cfg(any(md5_sse2, md5_neon))]
+#[macro_use]
+mod body;
+#[cfg(md5_sse2)]
+mod avx2;
+#[cfg(md5_sse2)]
+mod avx512;
+#[cfg(md5_neon)]
+mod neon;
+#[cfg(md5_sse2)]
+mod sse2;
 
 mod base64;
 mod copy;
@@ -132,20 +139,6 @@ mod queue;
 mod scheduler;
 mod single;
 mod source;
-
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx2;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod avx512;
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2;
-
-#[cfg(all(
-    target_arch = "aarch64",
-    target_endian = "little",
-    target_feature = "neon"
-))]
-mod neon;
 
 #[doc(hidden)]
 pub mod __bench;
@@ -170,28 +163,28 @@ use source::Slices;
 /// The most lanes a kernel may have: room for four groups of 16 (AVX-512).
 const MAX_LANES: usize = 64;
 
-/// Chaining values of up to [`MAX_LANES`] messages, word-major: `s[0]` holds
-/// the `a` word of every lane, so a kernel loads a whole row with one vector
+/// Chaining values of up to [`MAX_LANES`] messages, word-major: `rows[0]`
+/// holds the `a` word of every lane, so a kernel loads a whole row with one vector
 /// load and no transposition.
 #[derive(Clone, Copy)]
 #[repr(C, align(64))]
-pub(crate) struct Soa {
-    pub(crate) s: [[u32; MAX_LANES]; 4],
+pub(crate) struct LaneStates {
+    pub(crate) rows: [[u32; MAX_LANES]; 4],
 }
 
-impl Soa {
+impl LaneStates {
     const fn new() -> Self {
         Self {
-            s: [[0; MAX_LANES]; 4],
+            rows: [[0; MAX_LANES]; 4],
         }
     }
 
     fn get(&self, lane: usize) -> [u32; 4] {
         [
-            self.s[0][lane],
-            self.s[1][lane],
-            self.s[2][lane],
-            self.s[3][lane],
+            self.rows[0][lane],
+            self.rows[1][lane],
+            self.rows[2][lane],
+            self.rows[3][lane],
         ]
     }
 
@@ -199,8 +192,8 @@ impl Soa {
     /// SSE2 where it is baseline.
     #[inline]
     fn digests4(&self, lane: usize) -> [[u8; 16]; 4] {
-        let rows = [0, 1, 2, 3].map(|r| &self.s[r][lane..lane + 4]);
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        let rows = [0, 1, 2, 3].map(|r| &self.rows[r][lane..lane + 4]);
+        #[cfg(md5_sse2)]
         let rows = {
             use lane_vector::{LaneVector, X86};
             // SAFETY: SSE2 is enabled (cfg); each row has the 4 words
@@ -212,13 +205,13 @@ impl Soa {
                 w
             })
         };
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        #[cfg(not(md5_sse2))]
         let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
         rows.map(single::to_bytes)
     }
 
     fn set(&mut self, lane: usize, v: [u32; 4]) {
-        for (row, x) in self.s.iter_mut().zip(v) {
+        for (row, x) in self.rows.iter_mut().zip(v) {
             row[lane] = x;
         }
     }

@@ -1,7 +1,7 @@
 //! Portable multi-buffer fallback: one message at a time on the single-stream
 //! backend of this build (`crate::compress`).
 
-use super::{Ptrs, Soa};
+use super::{LaneStates, Ptrs};
 
 /// Compresses `blocks` blocks from `ptrs[0]` into lane 0 of `state`, then
 /// the block of the words `last`, if given.
@@ -10,7 +10,7 @@ use super::{Ptrs, Soa};
 ///
 /// `ptrs[0]` is valid for reads of `blocks * 64` bytes.
 pub(super) unsafe fn compress(
-    state: &mut Soa,
+    state: &mut LaneStates,
     ptrs: &Ptrs,
     blocks: usize,
     last: Option<&[u32; 16]>,

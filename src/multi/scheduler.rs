@@ -25,7 +25,7 @@
 use super::queue::Queue;
 use super::single;
 use super::source::{Source, Start};
-use super::{Kernel, Ptrs, Soa, MAX_LANES};
+use super::{Kernel, LaneStates, Ptrs, MAX_LANES};
 use core::mem::MaybeUninit;
 
 mod sets;
@@ -136,7 +136,7 @@ struct Scheduler<'a> {
     start: Start,
     /// Bit `i` set: lane `i` is idle. Only lanes below `width`.
     idle: u64,
-    state: Soa,
+    state: LaneStates,
     /// Index of each busy lane's message in the batch and `out`.
     index: [usize; MAX_LANES],
     /// Blocks left in each lane's current stretch; `usize::MAX` when idle.
@@ -174,7 +174,7 @@ impl<'a> Scheduler<'a> {
             width,
             start,
             idle: u64::MAX >> (64 - width),
-            state: Soa::new(),
+            state: LaneStates::new(),
             index: [0; MAX_LANES],
             left: [usize::MAX; MAX_LANES],
             stretch_in: [StretchIn::Message; MAX_LANES],

@@ -7,7 +7,7 @@ use super::pad::{padded_blocks, write_end};
 use super::source::{Message, Start};
 use crate::compress;
 use crate::compress::soft::pad::fill_pad;
-// The digest bytes of a lane state, for `Soa::digests4`.
+// The digest bytes of a lane state, for `LaneStates::digests4`.
 pub(super) use crate::compress::soft::pad::to_bytes;
 
 /// The digest of `msg`, continuing from `start`.

@@ -26,4 +26,13 @@ impl Rng {
     pub(crate) fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next() as u8).collect()
     }
+
+    /// True once in `n` times.
+    pub(crate) fn one_in(&mut self, n: usize) -> bool {
+        self.below(n) == 0
+    }
+
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
 }

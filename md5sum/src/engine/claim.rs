@@ -369,7 +369,9 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// Hashes the large files found so far into their places in `out`.
     fn finish_large(&mut self, f: &mut Found) {
         let large = std::mem::take(&mut f.large);
-        let finished = if large.len() >= 2 && multi::backend() != "portable" {
+        // One lane means the portable fallback, which streams nothing side
+        // by side.
+        let finished = if large.len() >= 2 && multi::lanes() > 1 {
             self.hash_lanes(large)
         } else {
             large

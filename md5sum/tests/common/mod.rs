@@ -155,41 +155,14 @@ pub fn have(cmd: &str) -> bool {
     found
 }
 
-/// The tests' seeded pseudo-random numbers (xorshift64).
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`; every seed, 0 too, gives a full sequence.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed | 1 << 63)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// A number below `n` (not 0).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// True once in `n` times.
-    pub fn one_in(&mut self, n: usize) -> bool {
-        self.below(n) == 0
-    }
-
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+/// The tests' seeded pseudo-random numbers, the root package's.
+#[path = "rng.rs"]
+mod rng;
+pub(crate) use rng::Rng;
 
 /// Deterministic pseudo-random bytes.
 pub fn noise(len: usize, state: u64) -> Vec<u8> {
-    let mut rng = Rng(state);
-    (0..len).map(|_| (rng.next_u64() >> 24) as u8).collect()
+    Rng(state).bytes(len)
 }
 
 pub fn md5_hex(data: &[u8]) -> String {

@@ -9,7 +9,7 @@ use crate::compress::soft::pad::to_bytes;
 use crate::multi::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use crate::multi::queue::{Entry, Queue};
 use crate::multi::source::{Message, Source};
-use crate::multi::{Soa, MAX_LANES};
+use crate::multi::{LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
 impl<'a> Scheduler<'a> {
@@ -99,7 +99,7 @@ impl<'a> Scheduler<'a> {
         let run = &mut out[base..base + width];
         // Every kernel's width is a multiple of 4, and the lanes of a set
         // all end together.
-        let done = |state: &Soa, lanes: core::ops::Range<usize>| {
+        let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
             debug_assert!(lanes.start.is_multiple_of(4) && lanes.len().is_multiple_of(4));
             for (k, quad) in run[lanes.clone()].chunks_exact_mut(4).enumerate() {
                 quad.copy_from_slice(&state.digests4(lanes.start + 4 * k));
@@ -119,7 +119,7 @@ impl<'a> Scheduler<'a> {
     pub(super) fn run_set<M: Message<'a>>(&mut self, set: &[Entry<M>], out: &mut [[u8; 16]]) {
         debug_assert!(self.busy() == 0 && (2..=self.width).contains(&set.len()));
         let len = set[0].msg.len();
-        let done = |state: &Soa, lanes: core::ops::Range<usize>| {
+        let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
             emit(state, lanes.clone(), &set[lanes], out)
         };
         if M::PLAIN && len >= 64 && len.is_multiple_of(64) && set.iter().all(|e| e.msg.len() == len)
@@ -145,7 +145,7 @@ impl<'a> Scheduler<'a> {
     /// lanes would be a loop.
     #[inline(always)]
     fn init_state(&mut self) {
-        for (row, init) in self.state.s.iter_mut().zip(self.start.state) {
+        for (row, init) in self.state.rows.iter_mut().zip(self.start.state) {
             *row = [init; MAX_LANES];
         }
     }
@@ -160,7 +160,7 @@ impl<'a> Scheduler<'a> {
         &mut self,
         used: usize,
         blocks: impl Fn(usize) -> usize,
-        mut done: impl FnMut(&Soa, core::ops::Range<usize>),
+        mut done: impl FnMut(&LaneStates, core::ops::Range<usize>),
     ) {
         debug_assert!(blocks(0) <= BUF_BLOCKS);
         let span = used.next_multiple_of(self.kernel.group_lanes());
@@ -221,7 +221,7 @@ impl<'a> Scheduler<'a> {
         &mut self,
         len: usize,
         used: usize,
-        mut done: impl FnMut(&Soa, core::ops::Range<usize>),
+        mut done: impl FnMut(&LaneStates, core::ops::Range<usize>),
     ) {
         // Lanes past the set, in the groups the kernel runs, read the first
         // message; their state is discarded.
@@ -247,7 +247,12 @@ impl<'a> Scheduler<'a> {
 /// slots of `out`: four at a time, one 4 × 4 transposition each, where the
 /// lanes make whole quads.
 #[inline(always)]
-fn emit<M>(state: &Soa, lanes: core::ops::Range<usize>, set: &[Entry<M>], out: &mut [[u8; 16]]) {
+fn emit<M>(
+    state: &LaneStates,
+    lanes: core::ops::Range<usize>,
+    set: &[Entry<M>],
+    out: &mut [[u8; 16]],
+) {
     let mut lane = lanes.start;
     while lane < lanes.end {
         let i = lane - lanes.start;

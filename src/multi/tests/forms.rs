@@ -2,6 +2,8 @@
 //! prefix, lists of pieces) on every kernel against `Md5` fed the same
 //! bytes, and the hex and base64 encoders against plain oracles.
 
+extern crate std;
+
 use super::{for_each_kernel, widest, Rng, SHRINK};
 use crate::multi::kernel::Kernel;
 use crate::multi::offsets::{Offset, Offsets};

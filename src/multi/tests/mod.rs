@@ -15,6 +15,7 @@ use std::{println, vec, vec::Vec};
 use test_rng::Rng;
 
 mod forms;
+pub(super) mod soft_wide;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
 /// which interprets every vector instruction, finishes in minutes. The
@@ -88,7 +89,7 @@ fn kernel_compress_every_lane() {
                     for (x, b) in last.iter_mut().zip(last_block.chunks_exact(4)) {
                         *x = u32::from_le_bytes(b.try_into().unwrap());
                     }
-                    let mut st = Soa::new();
+                    let mut st = LaneStates::new();
                     let mut want = Vec::new();
                     for (lane, msg) in msgs.iter().enumerate() {
                         let init = [0; 4].map(|_: u32| rng.next() as u32);
