@@ -37,13 +37,12 @@ pub(crate) const fn backend() -> &'static str {
     BACKEND
 }
 
-// The tests' seeded generator; each package under compat/ that compiles this
-// file has a link to it at tests/common/rng.rs. src/multi/tests.rs loads the
-// same file as a module of its own, hence the allow.
+// The tests' seeded generator, shared with the crate's other unit tests;
+// each package under compat/ that compiles this file has a link to it at
+// tests/common/rng.rs.
 #[cfg(test)]
 #[path = "../tests/common/rng.rs"]
-#[allow(clippy::duplicate_mod)]
-mod test_rng;
+pub(crate) mod test_rng;
 
 /// Checks a backend's `compress` against [`soft::compress`] on seeded random
 /// input: no blocks, one block, many blocks, and a run of single blocks

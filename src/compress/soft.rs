@@ -9,6 +9,8 @@
 
 use crate::consts::RC;
 
+pub(crate) mod pad;
+
 #[inline(always)]
 const fn op_f(a: u32, b: u32, c: u32, d: u32, mk: u32, s: u32) -> u32 {
     // (b & c) | (!b & d), written as a select with one less operation.
@@ -106,41 +108,18 @@ pub(crate) fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
 /// The MD5 digest of `data`, padding included, in a `const` context: every
 /// package that compiles these sources exposes it as `const_digest`.
 pub(crate) const fn digest(data: &[u8]) -> [u8; 16] {
-    const BLOCK_SIZE: usize = 64;
     let mut state = crate::consts::STATE_INIT;
     let mut rest = data;
-    while let Some((block, tail)) = rest.split_first_chunk::<BLOCK_SIZE>() {
+    while let Some((block, tail)) = rest.split_first_chunk::<64>() {
         compress_block(&mut state, block);
         rest = tail;
     }
-
-    // The tail, the 0x80 marker and the bit length fill one block, or two
-    // when fewer than 9 bytes are left after the tail.
-    let mut pad = [0u8; 2 * BLOCK_SIZE];
-    pad.split_at_mut(rest.len()).0.copy_from_slice(rest);
-    pad[rest.len()] = 0x80;
-    let pad_len = if rest.len() < BLOCK_SIZE - 8 {
-        BLOCK_SIZE
-    } else {
-        2 * BLOCK_SIZE
-    };
-    let bit_len = (data.len() as u64).wrapping_mul(8).to_le_bytes();
-    let mut i = 0;
-    while i < 8 {
-        pad[pad_len - 8 + i] = bit_len[i];
-        i += 1;
-    }
-    let (first, second) = pad.split_at(BLOCK_SIZE);
+    let mut pad = [0u8; 128];
+    let blocks = pad::fill_pad(&mut pad, rest, data.len() as u64);
+    let (first, second) = pad.split_at(64);
     compress_block(&mut state, first.first_chunk().unwrap());
-    if pad_len > BLOCK_SIZE {
+    if blocks == 2 {
         compress_block(&mut state, second.first_chunk().unwrap());
     }
-
-    let mut out = [0u8; 16];
-    let mut i = 0;
-    while i < 16 {
-        out[i] = (state[i / 4] >> (8 * (i % 4))) as u8;
-        i += 1;
-    }
-    out
+    pad::to_bytes(state)
 }

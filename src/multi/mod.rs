@@ -83,8 +83,12 @@
 //! * `source.rs`: the batches the scheduler reads, and their messages;
 //!   `offsets.rs` and `pieces.rs`: the column and pieces forms;
 //!   `queue.rs`: the order the scheduler starts messages in;
-//!   `scheduler.rs`: the lane scheduler, `scheduler/sets.rs` its sets
-//!   hashed at once; `pad.rs`: padding, copied into the lanes;
+//!   `scheduler.rs`: the lane scheduler's batch loop and lane state,
+//!   `scheduler/start.rs` a message started in a lane, `scheduler/step.rs`
+//!   the kernel calls over the busy lanes, `scheduler/sets.rs` sets hashed
+//!   at once; `pad.rs`: a message's end and padding written into a lane
+//!   (the padding itself is `compress/soft/pad.rs`, shared with
+//!   `const_digest`), `copy.rs` the fixed-size copies it uses;
 //!   `single.rs`: one message on the single-stream backend; `par.rs`: the
 //!   `rayon` forms;
 //! * `hex.rs`, `base64.rs`: the encoders;
@@ -121,6 +125,7 @@ mod neon;
 mod sse2;
 
 mod base64;
+mod copy;
 mod hex;
 mod kernel;
 mod lanes;

@@ -115,7 +115,7 @@ unsafe fn copy_pieces<'p>(
             // SAFETY: bytes `lo..hi` of the concatenation are bytes `lo -
             // at..hi - at` of this piece, and go to offset `lo - from <
             // to - from` of `dst` (the caller).
-            unsafe { super::pad::copy_bytes(&p[lo - at..hi - at], dst.add(lo - from)) };
+            unsafe { super::copy::copy_bytes(&p[lo - at..hi - at], dst.add(lo - from)) };
         }
         at += p.len();
         if at >= to {

@@ -3,9 +3,12 @@
 //! last one (faster than a mostly idle vector) and with pieces whose layout
 //! no lane plan fits, and [`Lanes`](super::Lanes)' last piece.
 
-use super::pad::{fill_pad, padded_blocks, write_end};
+use super::pad::{padded_blocks, write_end};
 use super::source::{Message, Start};
 use crate::compress;
+use crate::compress::soft::pad::fill_pad;
+// The digest bytes of a lane state, for `LaneStates::digests4`.
+pub(super) use crate::compress::soft::pad::to_bytes;
 
 /// The digest of `msg`, continuing from `start`.
 pub(super) fn digest<'a, M: Message<'a>>(msg: &M, start: Start) -> [u8; 16] {
@@ -47,16 +50,7 @@ pub(super) fn finish_single(mut state: [u32; 4], rest: &[u8], total: u64) -> [u8
     let (blocks, tail) = rest.as_chunks::<64>();
     compress::compress(&mut state, blocks);
     let mut pad = [0u8; 128];
-    let end = fill_pad(&mut pad, tail, total);
-    compress::compress(&mut state, pad[..end].as_chunks::<64>().0);
+    let blocks = fill_pad(&mut pad, tail, total);
+    compress::compress(&mut state, &pad.as_chunks::<64>().0[..blocks]);
     to_bytes(state)
-}
-
-/// Little-endian bytes of a chaining value.
-pub(super) fn to_bytes(state: [u32; 4]) -> [u8; 16] {
-    let mut out = [0u8; 16];
-    for (chunk, v) in out.chunks_exact_mut(4).zip(state) {
-        chunk.copy_from_slice(&v.to_le_bytes());
-    }
-    out
 }

@@ -72,7 +72,7 @@ impl<'a> Message<'a> for &'a [u8] {
     unsafe fn copy(&self, from: usize, to: usize, dst: *mut u8) {
         // SAFETY: the caller vouches for `to - from` bytes at `dst`, apart
         // from the message.
-        unsafe { super::pad::copy_bytes(&self[from..to], dst) }
+        unsafe { super::copy::copy_bytes(&self[from..to], dst) }
     }
 }
 

@@ -5,9 +5,9 @@
 //! their digests out four lanes at a time.
 
 use super::{Scheduler, BUF, BUF_BLOCKS};
-use crate::multi::pad::{padded_blocks, write_end};
+use crate::compress::soft::pad::to_bytes;
+use crate::multi::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use crate::multi::queue::{Entry, Queue};
-use crate::multi::single::to_bytes;
 use crate::multi::source::{Message, Source};
 use crate::multi::{LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
@@ -229,11 +229,8 @@ impl<'a> Scheduler<'a> {
         let first = self.ptr[0];
         self.ptr[used..span].fill(first);
         self.init_state();
-        let bits = self.start.len.wrapping_add(len as u64).wrapping_mul(8);
-        let mut pad = [0u32; 16];
-        pad[0] = 0x80;
-        pad[14] = bits as u32;
-        pad[15] = (bits >> 32) as u32;
+        let total = self.start.len.wrapping_add(len as u64);
+        let pad = block_words(&whole_block_pad(total));
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_batch`), and `2 <= used <=
         // self.width`; each of the `span` pointers points at a message of

@@ -2,9 +2,8 @@
 //! scheduler and [`Lanes`] on every kernel the CPU has; the other batch
 //! forms and the encoders in `forms.rs`.
 
-/// The seeded generator the integration tests and benches use too.
-#[path = "../../../tests/common/rng.rs"]
-mod test_rng;
+// The seeded generator the integration tests and benches use too.
+use crate::compress::test_rng;
 
 extern crate std;
 
