@@ -4,7 +4,7 @@
 
 use super::offsets::{Offset, Offsets};
 use super::pieces::{PieceLists, Prefixed, Suffixed};
-use super::{check_out, digest_batch, Kernel, LaneStates, Ptrs, Slices, MAX_LANES};
+use super::{check_out, digest_batch, BlockPtrs, Kernel, LaneStates, Slices, MAX_LANES};
 use core::marker::PhantomData;
 
 /// The kernels this build has that the CPU can run.
@@ -107,14 +107,14 @@ where
 ///
 /// If `data` is shorter than `lanes * blocks * 64` bytes (a product too
 /// large for `usize` counts as longer than any slice).
-fn lane_ptrs(data: &[u8], lanes: usize, blocks: usize) -> Ptrs {
+fn lane_ptrs(data: &[u8], lanes: usize, blocks: usize) -> BlockPtrs {
     let need = lanes.checked_mul(blocks).and_then(|n| n.checked_mul(64));
     assert!(
         lanes <= MAX_LANES && need.is_some_and(|n| data.len() >= n),
         "md5::multi::__bench: {} bytes are fewer than {lanes} lanes of {blocks} blocks",
         data.len()
     );
-    let mut ptrs: Ptrs = [data.as_ptr(); MAX_LANES];
+    let mut ptrs: BlockPtrs = [data.as_ptr(); MAX_LANES];
     for (i, p) in ptrs.iter_mut().take(lanes).enumerate() {
         *p = data[i * blocks * 64..].as_ptr();
     }

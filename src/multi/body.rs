@@ -9,7 +9,7 @@
 #![allow(clippy::many_single_char_names)]
 
 use super::lane_vector::{self, LaneVector};
-use super::{LaneStates, Ptrs};
+use super::{BlockPtrs, LaneStates};
 use crate::consts::RC;
 
 /// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
@@ -59,7 +59,7 @@ macro_rules! entry_points {
         #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
             state: &mut super::LaneStates,
-            ptrs: &super::Ptrs,
+            ptrs: &super::BlockPtrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
         ) {
@@ -76,7 +76,7 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn transpose_only<const G: usize>(
-            ptrs: &super::Ptrs,
+            ptrs: &super::BlockPtrs,
             blocks: usize,
         ) -> u32 {
             // SAFETY: as in `compress`.
@@ -99,7 +99,7 @@ macro_rules! entry_points {
 #[inline(always)]
 unsafe fn load_blocks<'m, V: LaneVector, const G: usize>(
     m: &'m mut core::mem::MaybeUninit<[[V; 16]; G]>,
-    ptrs: &Ptrs,
+    ptrs: &BlockPtrs,
     off: usize,
 ) -> &'m [[V; 16]; G] {
     // A loop, not `array::from_fn`: a closure is not inlined for sure, and
@@ -285,7 +285,7 @@ fn block<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], words: &impl Words<
 #[inline(always)]
 pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     state: &mut LaneStates,
-    ptrs: &Ptrs,
+    ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
 ) {
@@ -346,7 +346,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
 /// As for [`compress`].
 #[inline(always)]
 pub(super) unsafe fn transpose_only<V: LaneVector, const G: usize>(
-    ptrs: &Ptrs,
+    ptrs: &BlockPtrs,
     blocks: usize,
 ) -> u32 {
     assert!(V::LANES * G <= ptrs.len());

@@ -1,7 +1,7 @@
 //! Which multi-buffer kernel runs: the kernels this target builds, what the
 //! CPU supports, and how many interleaved groups each runs.
 
-use super::{portable, LaneStates, Ptrs};
+use super::{portable, BlockPtrs, LaneStates};
 
 #[cfg(md5_neon)]
 use super::neon;
@@ -77,6 +77,12 @@ impl Kernel {
             }
         }
         best
+    }
+
+    /// Whether this kernel hashes lanes side by side (all but the portable
+    /// one, which hashes one message at a time).
+    pub(crate) fn is_simd(self) -> bool {
+        self != Kernel::Portable
     }
 
     /// `Some(self)` if the CPU can run this kernel.
@@ -205,7 +211,7 @@ impl Kernel {
     pub(crate) unsafe fn compress(
         self,
         state: &mut LaneStates,
-        ptrs: &Ptrs,
+        ptrs: &BlockPtrs,
         blocks: usize,
         used: usize,
         last: Option<&[u32; 16]>,
@@ -256,7 +262,7 @@ impl Kernel {
     /// # Safety
     ///
     /// As for [`Kernel::compress`] with `used = self.max_lanes()`.
-    pub(crate) unsafe fn transpose_only(self, ptrs: &Ptrs, blocks: usize) -> Option<u32> {
+    pub(crate) unsafe fn transpose_only(self, ptrs: &BlockPtrs, blocks: usize) -> Option<u32> {
         let groups = self.max_groups();
         match self {
             Kernel::Portable => {

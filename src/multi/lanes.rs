@@ -2,7 +2,7 @@
 //! and call.
 
 use super::single::finish_single;
-use super::{kernel, Kernel, LaneStates, Ptrs, MAX_LANES};
+use super::{kernel, BlockPtrs, Kernel, LaneStates, MAX_LANES};
 use crate::consts::STATE_INIT;
 
 /// The most streams one [`Lanes`] holds: the widest kernel's lanes
@@ -164,7 +164,7 @@ impl Lanes {
                     break;
                 }
                 let saved = st;
-                let mut ptrs: Ptrs = [any; MAX_LANES];
+                let mut ptrs: BlockPtrs = [any; MAX_LANES];
                 for (p, r) in ptrs.iter_mut().zip(&rest) {
                     if !r.is_empty() {
                         *p = r.as_ptr();

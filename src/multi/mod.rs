@@ -218,7 +218,7 @@ impl LaneStates {
 }
 
 /// One pointer per lane to the next 64-byte block of that lane's message.
-pub(crate) type Ptrs = [*const u8; MAX_LANES];
+pub(crate) type BlockPtrs = [*const u8; MAX_LANES];
 
 /// The kernel of this process, detected on first use (`cpufeatures` caches
 /// the CPUID result, so this is a load and a compare after the first call).

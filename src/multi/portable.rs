@@ -1,7 +1,7 @@
 //! Portable multi-buffer fallback: one message at a time on the single-stream
 //! backend of this build (`crate::compress`).
 
-use super::{LaneStates, Ptrs};
+use super::{BlockPtrs, LaneStates};
 
 /// Compresses `blocks` blocks from `ptrs[0]` into lane 0 of `state`, then
 /// the block of the words `last`, if given.
@@ -11,7 +11,7 @@ use super::{LaneStates, Ptrs};
 /// `ptrs[0]` is valid for reads of `blocks * 64` bytes.
 pub(super) unsafe fn compress(
     state: &mut LaneStates,
-    ptrs: &Ptrs,
+    ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
 ) {

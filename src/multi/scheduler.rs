@@ -25,7 +25,7 @@
 use super::queue::Queue;
 use super::single;
 use super::source::{Source, Start};
-use super::{Kernel, LaneStates, Ptrs, MAX_LANES};
+use super::{BlockPtrs, Kernel, LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
 mod sets;
@@ -75,7 +75,7 @@ enum StretchIn {
 pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &mut [[u8; 16]]) {
     assert_eq!(source.count(), out.len());
     let start = source.start();
-    if kernel == Kernel::Portable {
+    if !kernel.is_simd() {
         for (i, slot) in out.iter_mut().enumerate() {
             *slot = single::digest(&source.get(i), start);
         }
@@ -145,12 +145,12 @@ struct Scheduler<'a> {
     stretch_in: [StretchIn; MAX_LANES],
     next: [NextStretch; MAX_LANES],
     /// The next block of a stretch in the caller's memory...
-    ptr: Ptrs,
+    ptr: BlockPtrs,
     /// ... or its byte offset in the lane's buffer.
     pos: [usize; MAX_LANES],
     /// For `NextStretch::InPlace`: where the blocks in place start, how many they
     /// are, and what follows them.
-    in_place: Ptrs,
+    in_place: BlockPtrs,
     in_place_blocks: [usize; MAX_LANES],
     after_in_place: [NextStretch; MAX_LANES],
     /// Each lane's copy of a short message and its padding, or the head

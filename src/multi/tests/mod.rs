@@ -101,7 +101,7 @@ fn kernel_compress_every_lane() {
                         }
                         want.push(s);
                     }
-                    let mut ptrs: Ptrs = [core::ptr::null(); MAX_LANES];
+                    let mut ptrs: BlockPtrs = [core::ptr::null(); MAX_LANES];
                     for (p, msg) in ptrs.iter_mut().zip(&msgs) {
                         *p = msg.as_ptr();
                     }

@@ -3,7 +3,7 @@
 //! backend, so that the scheduler and `Lanes` meet every AVX-512 width and
 //! group count on every x86_64 host.
 
-use super::{LaneStates, Ptrs};
+use super::{BlockPtrs, LaneStates};
 
 /// Each lane of the groups of 16 that cover `used`, one at a time with the
 /// `soft` backend, then the block of the words `last`, if given. Lanes from
@@ -16,7 +16,7 @@ use super::{LaneStates, Ptrs};
 /// of `blocks * 64` bytes.
 pub(crate) unsafe fn compress(
     state: &mut LaneStates,
-    ptrs: &Ptrs,
+    ptrs: &BlockPtrs,
     blocks: usize,
     used: usize,
     last: Option<&[u32; 16]>,
