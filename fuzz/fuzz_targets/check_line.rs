@@ -124,7 +124,10 @@ fuzz_target!(|data: &[u8]| {
     let (mut plain_rev, mut etag_rev) = (reversed, reversed);
     let plain = entries(list, &mut plain_rev, capacity, false);
     let with_etags = entries(list, &mut etag_rev, capacity, true);
-    assert_eq!(plain_rev, etag_rev, "ETag lines decide no reversed-BSD question");
+    assert_eq!(
+        plain_rev, etag_rev,
+        "ETag lines decide no reversed-BSD question"
+    );
     assert_eq!(plain.len(), with_etags.len());
     let text = String::from_utf8_lossy(list).to_ascii_lowercase();
     for (entry, other) in plain.iter().zip(&with_etags) {
@@ -137,7 +140,10 @@ fuzz_target!(|data: &[u8]| {
                     round_trip_etag(line);
                 }
             }
-            _ => assert_eq!(entry, other, "--etag changed a line that is not an ETag line"),
+            _ => assert_eq!(
+                entry, other,
+                "--etag changed a line that is not an ETag line"
+            ),
         }
         match entry {
             // A text line whose name ends at once in a NUL (`HASH  \0x`)
