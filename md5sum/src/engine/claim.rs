@@ -506,6 +506,7 @@ pub mod forced {
 
     /// Takes `file` as wholly cached (`true`) or not at all, until
     /// [`release`].
+    #[cfg(unix)] // the tests that use it read from a fake sysfs
     pub fn set(file: &std::fs::File, cached: bool) {
         let id = sys::file_id(&file.metadata().unwrap()).unwrap();
         let mut files = FILES.lock().unwrap();
@@ -514,6 +515,7 @@ pub mod forced {
     }
 
     /// Leaves `file` to the kernel again.
+    #[cfg(unix)]
     pub fn release(file: &std::fs::File) {
         let id = sys::file_id(&file.metadata().unwrap()).unwrap();
         FILES.lock().unwrap().retain(|f| f.0 != id);
