@@ -1,0 +1,1 @@
+../../../tests/common/etag_oracle.rs
