@@ -14,6 +14,10 @@ pub(crate) fn composed<D: Digest>(data: &[u8], part_size: usize) -> String {
     for p in &parts {
         outer.update(D::digest(p));
     }
-    let hex: String = outer.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    let hex: String = outer
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     format!("{hex}-{}", parts.len())
 }
