@@ -3,14 +3,18 @@
 # that works:
 #
 #   1. `cargo publish --dry-run` for the root workspace (md-5 0.10, then
-#      md5sum-rs, verified against the packaged md-5) and for each package
-#      under compat/ (md-5 0.11, md5 0.7, md5 0.8);
+#      md5sum-rs, verified against the packaged md-5, and md5x, the same
+#      source under its own name) and for each package under compat/
+#      (md-5 0.11, md5 0.7, md5 0.8);
 #   2. each packaged .crate holds only plain files (the links to the shared
 #      backend sources stored as copies) and nothing the package does not
 #      compile: no CI scripts, no vector generators, no other package;
 #   3. each .crate, unpacked outside the repository, passes its own tests
 #      (md5sum-rs against the unpacked md-5), so it holds every file it compiles
-#      and its benches build.
+#      and its benches build;
+#   4. a scratch crate depending on the packaged md5x (not the repository's
+#      path) builds and runs the example of md5x's README, as a user who
+#      ran `cargo add md5x` would.
 #
 # Usage: ci/package.sh. It builds in target/ (root packages) and
 # target/compat/ (compat packages), where the other CI steps have built the
@@ -30,7 +34,7 @@ find target/package target/compat/package -maxdepth 2 -name '*.crate' -delete 2>
 
 # `--allow-dirty` so that it also runs on a work tree with changes; CI runs
 # on a clean clone.
-log "cargo publish --dry-run: md-5 0.10 and md5sum-rs (one workspace)"
+log "cargo publish --dry-run: md-5 0.10, md5sum-rs and md5x (one workspace)"
 cargo publish --workspace --dry-run --allow-dirty
 for p in "${COMPAT[@]}"; do
     log "cargo publish --dry-run: compat/$p"
@@ -45,8 +49,8 @@ mapfile -t CRATES < <(
         find "$d" -maxdepth 2 -name '*.crate' -not -path '*/tmp-registry/*'
     done | sort
 )
-[ ${#CRATES[@]} = 5 ] || {
-    echo "FAIL: expected 5 packaged crates, found: ${CRATES[*]}" >&2
+[ ${#CRATES[@]} = 6 ] || {
+    echo "FAIL: expected 6 packaged crates, found: ${CRATES[*]}" >&2
     exit 1
 }
 
@@ -77,7 +81,7 @@ for dir in "$UNPACKED"/*/; do
     args=()
     export CARGO_TARGET_DIR=$ROOT/target/compat
     case $name in
-    md-5-0.10.*) export CARGO_TARGET_DIR=$ROOT/target ;;
+    md-5-0.10.* | md5x-*) export CARGO_TARGET_DIR=$ROOT/target ;;
     md5sum-*)
         export CARGO_TARGET_DIR=$ROOT/target
         args=(--config "patch.crates-io.md-5.path=\"$UNPACKED/$MD5_010\"")
@@ -86,3 +90,18 @@ for dir in "$UNPACKED"/*/; do
     (cd "$dir" && cargo test "${args[@]}" -- --skip write_512_mib --skip write_4_gib)
     (cd "$dir" && cargo check "${args[@]}" --benches)
 done
+
+# md5x's README example, in a crate of its own that depends on the unpacked
+# md5x: the first ```rust block of the README is its main.rs.
+MD5X=$(cd "$UNPACKED" && echo md5x-*)
+log "a dependent of the packaged $MD5X runs its README example"
+DEPENDENT=$UNPACKED/md5x-dependent
+mkdir -p "$DEPENDENT/src"
+printf '[package]\nname = "md5x-dependent"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\nmd5x = { path = "%s" }\n\n[workspace]\n' \
+    "$UNPACKED/$MD5X" >"$DEPENDENT/Cargo.toml"
+awk '/^```rust$/ { on = 1; next } on && /^```$/ { exit } on' "$UNPACKED/$MD5X/README.md" >"$DEPENDENT/src/main.rs"
+grep -q 'fn main' "$DEPENDENT/src/main.rs" || {
+    echo "FAIL: no Rust example with a main in $MD5X/README.md" >&2
+    exit 1
+}
+(cd "$DEPENDENT" && CARGO_TARGET_DIR=$ROOT/target/md5x-dependent cargo run --release)
