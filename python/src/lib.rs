@@ -1,0 +1,23 @@
+//! `md5x._md5x`, the native module of the `md5x` Python package: the
+//! `md5` crate's single-stream hasher, `md5::multi` and `md5::etag` (here
+//! through the `md5x` package, the same source) for Python objects.
+
+use pyo3::prelude::*;
+
+mod arrow;
+mod batch;
+mod buffer;
+mod etag;
+mod files;
+mod hasher;
+
+#[pymodule]
+fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    hasher::register(m)?;
+    batch::register(m)?;
+    arrow::register(m)?;
+    etag::register(m)?;
+    files::register(m)?;
+    Ok(())
+}
