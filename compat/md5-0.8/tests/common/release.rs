@@ -12,6 +12,15 @@ macro_rules! finish {
 }
 pub(crate) use finish;
 
+/// `finish_fn!(krate)` names the method that finishes a context, in the
+/// crate `krate` (`md5` or `upstream`).
+macro_rules! finish_fn {
+    ($krate:ident) => {
+        $krate::Context::finalize
+    };
+}
+pub(crate) use finish_fn;
+
 /// The release this package replaces, as the benches name it.
 pub(crate) const UPSTREAM: &str = "upstream-0.8.1";
 
