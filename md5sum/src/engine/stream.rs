@@ -20,7 +20,7 @@ use std::sync::{Condvar, Mutex};
 pub const INLINE_READ: usize = 64 * 1024;
 /// Buffers the reader thread fills ahead, and the size of each: on another
 /// core the cost of a large copy matters less than the hand-overs saved
-/// (see the README's md5sum section for the measurements).
+/// (measured: CONTRIBUTING.md's md5sum section says where to find it).
 const AHEAD: usize = 4;
 const CHUNK: usize = 1024 * 1024;
 /// Bytes read on the hashing thread before a reader thread takes over: a
