@@ -8,10 +8,8 @@
 #![cfg_attr(not(unix), allow(dead_code))]
 
 use crate::engine::fds::{briefly, open};
-use crate::engine::lock;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// What sysfs says about the disk under a file system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -143,7 +141,9 @@ fn media_of_disk(disk: &Path, depth: usize) -> Media {
 pub fn on_spinning_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
+        use crate::engine::lock;
         use std::os::unix::fs::MetadataExt;
+        use std::sync::Mutex;
         static KNOWN: Mutex<Vec<(PathBuf, u64, Media)>> = Mutex::new(Vec::new());
         let dev = meta.dev();
         if let Some(&(_, _, m)) = lock(&KNOWN)
