@@ -26,14 +26,10 @@ pub const PIPE_BUF: usize = if cfg!(target_os = "linux") { 4096 } else { 512 };
 
 pub struct Out<'a> {
     buf: Vec<u8>,
-    /// Where stdout is a regular file, the bytes at the end of `buf` that
-    /// GNU md5sum would still hold.
-    gnu_buffer: Option<GnuBuffer>,
+    /// What GNU md5sum's stdout buffer would hold at this point.
+    gnu: GnuBuffer,
     line_buffered: bool,
     failed: Option<io::Error>,
-    /// Whether GNU md5sum would still hold output at this point: its
-    /// stdout is line buffered, and a diagnostic flushes it.
-    gnu_unflushed: bool,
     /// A diagnostic could not be written.
     stderr_failed: bool,
     /// The program name as invoked, which prefixes diagnostics.
@@ -41,16 +37,30 @@ pub struct Out<'a> {
     progress: Option<&'a Progress>,
 }
 
-/// What glibc's line buffer of a regular file holds: it writes out all
-/// it holds at a newline, and a full buffer (the file's block size).
+/// What GNU md5sum's stdout would still hold: glibc's line buffer writes
+/// out all it holds at a newline and before a diagnostic, and a buffer of
+/// the file's block size whenever it is full. One count serves both
+/// questions asked of it: what a regular file must not get yet, and
+/// whether `close_stdout` would find output pending.
 struct GnuBuffer {
-    size: usize,
-    held: usize,
+    /// The buffer's size, where stdout is a regular file, whose contents
+    /// are kept in step with GNU's; elsewhere it is not taken to fill.
+    size: Option<usize>,
+    /// Bytes put in since it last wrote out everything it held.
+    since_emptied: u64,
 }
 
 impl GnuBuffer {
-    /// For stdout, if it is a regular file.
-    fn of_stdout() -> Option<Self> {
+    /// For stdout: sized if it is a regular file.
+    fn of_stdout() -> Self {
+        GnuBuffer {
+            size: Self::regular_file_block(),
+            since_emptied: 0,
+        }
+    }
+
+    /// Stdout's block size, if it is a regular file.
+    fn regular_file_block() -> Option<usize> {
         #[cfg(unix)]
         {
             use std::os::fd::FromRawFd;
@@ -59,8 +69,7 @@ impl GnuBuffer {
             // `ManuallyDrop` never closes it.
             let file = std::mem::ManuallyDrop::new(unsafe { std::fs::File::from_raw_fd(1) });
             let meta = file.metadata().ok().filter(|m| m.is_file())?;
-            let size = usize::try_from(meta.blksize()).ok().filter(|&b| b > 0)?;
-            Some(GnuBuffer { size, held: 0 })
+            usize::try_from(meta.blksize()).ok().filter(|&b| b > 0)
         }
         #[cfg(not(unix))]
         None
@@ -68,12 +77,31 @@ impl GnuBuffer {
 
     /// Takes in the bytes of one record.
     fn put(&mut self, rec: &[u8]) {
-        for &b in rec {
-            self.held += 1;
-            if b == b'\n' || self.held == self.size {
-                self.held = 0;
-            }
-        }
+        self.since_emptied = match rec.iter().rposition(|&b| b == b'\n') {
+            Some(p) => (rec.len() - p - 1) as u64,
+            None => self.since_emptied + rec.len() as u64,
+        };
+    }
+
+    /// It wrote out all it held (a diagnostic flushes it).
+    fn emptied(&mut self) {
+        self.since_emptied = 0;
+    }
+
+    /// Whether output was put in since it was last emptied: what GNU's
+    /// final `fclose` would still have to write.
+    fn holds_any(&self) -> bool {
+        self.since_emptied > 0
+    }
+
+    /// How many bytes at the end of the output a regular file does not get
+    /// yet: those put in since the buffer last filled or was emptied (a
+    /// full buffer counts as written out; glibc writes it when the next
+    /// byte comes).
+    fn held_from_file(&self) -> usize {
+        // Less than `size`, a `usize`.
+        self.size
+            .map_or(0, |size| (self.since_emptied % size as u64) as usize)
     }
 }
 
@@ -128,10 +156,9 @@ impl<'a> Out<'a> {
     pub fn new(prog: Vec<u8>, progress: Option<&'a Progress>) -> Self {
         Out {
             buf: Vec::with_capacity(PIPE_BUF),
-            gnu_buffer: GnuBuffer::of_stdout(),
+            gnu: GnuBuffer::of_stdout(),
             line_buffered: io::stdout().is_terminal(),
             failed: None,
-            gnu_unflushed: false,
             stderr_failed: false,
             prog,
             progress,
@@ -159,24 +186,16 @@ impl<'a> Out<'a> {
             self.flush();
         }
         self.buf.extend_from_slice(rec);
-        if let Some(g) = &mut self.gnu_buffer {
-            g.put(rec);
-        }
+        self.gnu.put(rec);
         if self.line_buffered || self.buf.len() >= PIPE_BUF {
             self.flush();
-        }
-        // GNU's line buffer writes out everything up to the last newline.
-        match rec.iter().rposition(|&b| b == b'\n') {
-            Some(p) => self.gnu_unflushed = p + 1 < rec.len(),
-            None => self.gnu_unflushed |= !rec.is_empty(),
         }
     }
 
     /// Writes out the queued records, but for what GNU md5sum would still
     /// hold in a regular file's buffer.
     pub fn flush(&mut self) {
-        let held = self.gnu_buffer.as_ref().map_or(0, |g| g.held);
-        let ready = self.buf.len() - held;
+        let ready = self.buf.len() - self.gnu.held_from_file();
         if ready > 0 {
             let data = std::mem::take(&mut self.buf);
             self.write_raw(&data[..ready]);
@@ -185,11 +204,9 @@ impl<'a> Out<'a> {
         }
     }
 
-    /// Writes out every queued record.
+    /// Writes out every queued record, as GNU's stdout would be flushed.
     fn flush_all(&mut self) {
-        if let Some(g) = &mut self.gnu_buffer {
-            g.held = 0;
-        }
+        self.gnu.emptied();
         self.flush();
     }
 
@@ -206,7 +223,6 @@ impl<'a> Out<'a> {
     /// Prints `text` on stderr as it is, after flushing stdout.
     pub fn stderr(&mut self, text: &[u8]) {
         self.flush_all();
-        self.gnu_unflushed = false;
         let write = || write_all(Stream::Stderr, text);
         let res = match self.progress {
             Some(p) => p.hidden(write),
@@ -219,12 +235,13 @@ impl<'a> Out<'a> {
     /// coreutils' `close_stdout` does. False if stdout or stderr failed,
     /// as `close_stdout` exits 1 for either.
     pub fn finish(&mut self) -> bool {
+        let gnu_held_output = self.gnu.holds_any();
         self.flush_all();
         if let Some(e) = self.failed.take() {
             // close_stdout shows an errno only when its final fclose fails:
             // when output was still buffered, or the descriptor was closed
             // from the start. A write that failed earlier leaves errno 0.
-            let msg = if self.gnu_unflushed || crate::stdio::was_closed(1) {
+            let msg = if gnu_held_output || crate::stdio::was_closed(1) {
                 format!("write error: {}", reason(&e))
             } else {
                 "write error".to_string()

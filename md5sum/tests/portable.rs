@@ -3,9 +3,12 @@
 //! mode, with the platform's default mode marker (`*` on Windows, as in
 //! GNU's Windows builds).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+#[path = "common/spawn.rs"]
+mod spawn;
+use spawn::spawn_and_collect;
 
 const OURS: &str = env!("CARGO_BIN_EXE_md5sum");
 const ABC: &str = "900150983cd24fb0d6963f7d28e17f72";
@@ -45,21 +48,7 @@ struct Run {
 }
 
 fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Run {
-    let mut child = Command::new(OURS)
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
+    let out = spawn_and_collect(Command::new(OURS).args(args).current_dir(dir), stdin);
     Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),

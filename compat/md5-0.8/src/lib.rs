@@ -1,6 +1,9 @@
 // The md5 0.7 and 0.8 packages share this file (`compat/md5-0.7/src/lib.rs`
 // is a link to it) and `state.rs`; `release.rs`, each package's own, holds
-// what the two releases' APIs spell differently.
+// what the two releases' APIs spell differently. It is included into this
+// module, not a module of its own: rustc names an inherent method by its
+// type's path (`md5::Context::compute`, as in the releases' own messages)
+// only when the impl sits in the module that defines the type.
 
 #![doc = concat!(
     "The [MD5] hash function, with the API of the `md5` crate ",
@@ -56,7 +59,6 @@ extern crate std;
 #[allow(unsafe_code, dead_code)]
 mod compress;
 mod consts;
-mod release;
 mod state;
 
 pub use state::Digest;
@@ -102,6 +104,8 @@ impl std::io::Write for Context {
         Ok(())
     }
 }
+
+include!("release.rs");
 
 /// Compute the digest of data.
 #[inline]

@@ -1,7 +1,7 @@
-//! What md5 0.8 spells its own way: a context finishes with `finalize`,
-//! `compute` stays as a deprecated name for it, and `Context` has `Default`.
-
-use crate::{Context, Digest};
+// What md5 0.8 spells its own way: a context finishes with `finalize`,
+// `compute` stays as a deprecated name for it, and `Context` has `Default`.
+// Included into the crate root (see `lib.rs`), so that the deprecation
+// names `md5::Context::compute`, as md5 0.8.1's does.
 
 impl Context {
     /// Finalize and return the digest.

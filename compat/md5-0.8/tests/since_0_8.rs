@@ -20,3 +20,16 @@ fn default_context_and_deprecated_compute() {
         assert_eq!(ours.finalize().0, want, "{len} bytes, finalize");
     }
 }
+
+/// The deprecation a caller of `compute` sees names it as md5 0.8.1's does:
+/// rustc prints the path that `type_name` gives.
+#[test]
+fn deprecated_compute_has_upstreams_path() {
+    #[allow(deprecated)]
+    let (ours, theirs) = (
+        std::any::type_name_of_val(&md5::Context::compute),
+        std::any::type_name_of_val(&upstream::Context::compute),
+    );
+    assert_eq!(ours, theirs);
+    assert_eq!(ours, "md5::Context::compute");
+}

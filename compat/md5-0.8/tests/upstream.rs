@@ -12,7 +12,7 @@ use std::hash::{Hash, Hasher};
 mod release;
 #[path = "common/rng.rs"]
 mod rng;
-use release::finish;
+use release::{finish, finish_paths};
 use rng::Rng;
 
 /// Lengths 0..=300 (every padding edge up to four blocks) and random ones
@@ -42,6 +42,30 @@ fn random_inputs_and_split_points() {
             }
         }
         assert_eq!(finish!(ours).0, want.0, "{len} bytes, in pieces");
+    }
+}
+
+/// The API's functions have upstream's paths, which rustc prints in its
+/// messages about them (a deprecation, a wrong argument): an impl outside
+/// the module of its type would print as `md5::module::<impl ..>::f`.
+#[test]
+fn paths_match() {
+    use std::any::type_name_of_val as name;
+    let pairs = [
+        (
+            name(&md5::compute::<&[u8]>),
+            name(&upstream::compute::<&[u8]>),
+        ),
+        (name(&md5::Context::new), name(&upstream::Context::new)),
+        (
+            name(&md5::Context::consume::<&[u8]>),
+            name(&upstream::Context::consume::<&[u8]>),
+        ),
+        finish_paths().into(),
+    ];
+    for (ours, theirs) in pairs {
+        assert_eq!(ours, theirs);
+        assert!(!ours.contains("impl"), "{ours}");
     }
 }
 

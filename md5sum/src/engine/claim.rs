@@ -1,31 +1,29 @@
 //! Hashing one claim (a run of regular files in input order) on one
 //! thread: files that turn out small are read whole and hashed together
-//! through [`hash_batch`]; large ones are streamed side by side through
-//! [`Lanes`] when the multi-buffer kernel is a SIMD one, else one at a
-//! time with their reads on a reader thread ([`stream`]).
+//! through [`hash_batch`]; large ones go to [`large`].
 //!
 //! Reading follows the I/O policy ([`io_policy`]): a file's first read
-//! does not wait for the disk. What is not in the page cache is asked of
+//! does not wait for the disk ([`page_cache`](super::page_cache)). What is not in the page cache is asked of
 //! the kernel for the whole claim at once and read after the rest, so
 //! that many reads are in flight; on a spinning disk it is read instead in
 //! the claim's turn, in order, and hashed after the turn is passed.
 
 use super::fds::{open, Opened};
 use super::io_policy::{self, Held, Ticket};
-use super::stream::{self, fill, fill_until};
+use super::large::{self, Large};
+use super::page_cache::{mostly_cached, read_cached};
+use super::read::{buffer_for, fill, fill_until, read_whole};
+use super::stream;
 use super::{Config, HashError, Outcome, Res};
 use crate::sys::{self, Cached};
-use md5::multi::{self, Lanes};
+use md5::multi;
 use md5::{Digest, Md5};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 
 /// A file read whole when it is at most this long; longer ones are streamed.
 pub const SMALL_MAX: usize = 64 * 1024;
-/// Read size per lane when large files are streamed side by side; AVX2's
-/// 24 lanes of it stay within a core's L2 cache.
-const LANE_READ: usize = 16 * 1024;
 
 /// Hashing a file of this name panics (test builds only).
 #[cfg(test)]
@@ -37,22 +35,11 @@ pub fn hash_batch(msgs: &[&[u8]], out: &mut [[u8; 16]]) {
     multi::digest_many_into(msgs, out);
 }
 
-/// Whether a read can be told not to wait for the disk here; cleared the
-/// first time the platform says it cannot.
-static PROBE: AtomicBool = AtomicBool::new(cfg!(all(target_os = "linux", target_env = "gnu")));
-
 /// Per-thread buffers, reused from claim to claim.
 pub struct Worker<'c, 'a> {
     cfg: &'c Config<'a>,
     spare: Vec<u8>,
     slots: Vec<Vec<u8>>,
-}
-
-/// An open file longer than [`SMALL_MAX`], with its first bytes in `buf`.
-struct Large {
-    pos: usize,
-    file: Opened,
-    buf: Vec<u8>,
 }
 
 /// An open file whose first bytes were not in the page cache: the kernel
@@ -369,63 +356,9 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// Hashes the large files found so far into their places in `out`.
     fn finish_large(&mut self, f: &mut Found) {
         let large = std::mem::take(&mut f.large);
-        // One lane means the portable fallback, which streams nothing side
-        // by side.
-        let finished = if large.len() >= 2 && multi::lanes() > 1 {
-            self.hash_lanes(large)
-        } else {
-            large
-                .into_iter()
-                .map(|l| {
-                    let mut h = Md5::new();
-                    h.update(&l.buf);
-                    (l.pos, self.stream(h, l.file))
-                })
-                .collect()
-        };
-        for (pos, r) in finished {
+        for (pos, r) in large::hash_all(large, self.cfg.bytes, &mut self.spare) {
             f.out[pos] = Some(done(r));
         }
-    }
-
-    /// Streams several large files at once, one per lane of the
-    /// multi-buffer kernel; when a file ends, the next one takes its lane.
-    fn hash_lanes(&mut self, large: Vec<Large>) -> Vec<(usize, io::Result<[u8; 16]>)> {
-        // As many files as the kernel has lanes: more would only hold more
-        // descriptors and buffers open for no speed.
-        let width = large.len().min(multi::lanes()).max(1);
-        let mut lanes = Lanes::new(width);
-        let mut waiting = large.into_iter();
-        // Each busy lane holds a full chunk (a multiple of 64 bytes) that
-        // the next `update` hashes; its length is kept beside it.
-        let mut busy: Vec<Option<(Large, usize)>> = (0..width)
-            .map(|_| waiting.next().map(|l| (l, SMALL_MAX)))
-            .collect();
-        let mut finished = Vec::new();
-        while busy.iter().any(Option::is_some) {
-            let chunks: Vec<&[u8]> = busy
-                .iter()
-                .map(|b| b.as_ref().map_or(&[][..], |(l, n)| &l.buf[..*n]))
-                .collect();
-            lanes.update(&chunks);
-            for (lane, b) in busy.iter_mut().enumerate() {
-                let Some((l, n)) = b else { continue };
-                let want = LANE_READ.min(l.buf.len());
-                match fill(&mut l.file, &mut l.buf[..want], self.cfg.bytes) {
-                    Ok(k) if k == want => {
-                        *n = k;
-                        continue;
-                    }
-                    Ok(k) => finished.push((l.pos, Ok(lanes.finalize_lane(lane, &l.buf[..k])))),
-                    Err(e) => {
-                        lanes.reset_lane(lane);
-                        finished.push((l.pos, Err(e)));
-                    }
-                }
-                *b = waiting.next().map(|l| (l, SMALL_MAX));
-            }
-        }
-        finished
     }
 }
 
@@ -436,95 +369,4 @@ fn done(r: io::Result<[u8; 16]>) -> Res {
         err,
         at_open: false,
     }))
-}
-
-/// A buffer for the whole of a file `len` bytes long, and one byte more
-/// (to see that it grew), if memory for it can be had.
-fn buffer_for(len: u64) -> Option<Vec<u8>> {
-    let n = usize::try_from(len).ok()?.checked_add(1)?;
-    let mut data = Vec::new();
-    data.try_reserve_exact(n).ok()?;
-    data.resize(n, 0);
-    Some(data)
-}
-
-/// Reads the whole of a file into `data` (made by [`buffer_for`]), and
-/// any bytes it has gained since, with reads as large as the file.
-fn read_whole(
-    file: &mut Opened,
-    mut data: Vec<u8>,
-    bytes: &std::sync::atomic::AtomicU64,
-) -> io::Result<Vec<u8>> {
-    let mut n = fill(file, &mut data, bytes)?;
-    while n == data.len() {
-        data.resize(n + SMALL_MAX, 0);
-        n += fill(file, &mut data[n..], bytes)?;
-    }
-    data.truncate(n);
-    Ok(data)
-}
-/// Whether a large file is in the page cache, but for a few pages (the
-/// kernel drops single pages now and then; reading those few outside the
-/// disk's turn costs a few short seeks, not the turn).
-fn mostly_cached(file: &Opened, len: u64) -> bool {
-    #[cfg(test)]
-    if let Some(cached) = forced::residency(file) {
-        return cached;
-    }
-    sys::cached_sixteenths(file.file(), len).is_some_and(|s| s >= 15)
-}
-
-/// Reads what the page cache holds at the file position, without waiting
-/// for the disk ([`sys::read_cached`]), until the platform says it cannot.
-fn read_cached(file: &Opened, buf: &mut [u8]) -> Cached {
-    #[cfg(test)]
-    match forced::residency(file) {
-        Some(false) => return Cached::No,
-        Some(true) => return Cached::Unsupported,
-        None => {}
-    }
-    if !PROBE.load(Ordering::Relaxed) {
-        return Cached::Unsupported;
-    }
-    let r = sys::read_cached(file.file(), buf);
-    if r == Cached::Unsupported {
-        PROBE.store(false, Ordering::Relaxed);
-    }
-    r
-}
-
-/// Test builds: files the page-cache probes take as cached or not,
-/// whatever the kernel holds, so that tests of the rule depend neither on
-/// what the kernel keeps nor on whether the file system can tell.
-#[cfg(test)]
-pub mod forced {
-    use super::Opened;
-    use crate::sys::{self, FileId};
-    use std::sync::Mutex;
-
-    static FILES: Mutex<Vec<(FileId, bool)>> = Mutex::new(Vec::new());
-
-    /// Takes `file` as wholly cached (`true`) or not at all, until
-    /// [`release`].
-    #[cfg(unix)] // the tests that use it read from a fake sysfs
-    pub fn set(file: &std::fs::File, cached: bool) {
-        let id = sys::file_id(&file.metadata().unwrap()).unwrap();
-        let mut files = FILES.lock().unwrap();
-        files.retain(|f| f.0 != id);
-        files.push((id, cached));
-    }
-
-    /// Leaves `file` to the kernel again.
-    #[cfg(unix)]
-    pub fn release(file: &std::fs::File) {
-        let id = sys::file_id(&file.metadata().unwrap()).unwrap();
-        FILES.lock().unwrap().retain(|f| f.0 != id);
-    }
-
-    /// What [`set`] says of the open file, if anything.
-    pub(super) fn residency(file: &Opened) -> Option<bool> {
-        let id = sys::file_id(&file.file().metadata().ok()?)?;
-        let files = FILES.lock().unwrap();
-        files.iter().find(|f| f.0 == id).map(|f| f.1)
-    }
 }

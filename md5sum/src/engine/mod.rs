@@ -3,8 +3,11 @@
 //!
 //! - [`pool`]: the in-order window of results and the worker threads;
 //! - [`claim`]: one thread's hashing of a claim (a run of files): small
-//!   files batched through the multi-buffer kernel, large ones in lanes;
+//!   files batched through the multi-buffer kernel;
+//! - [`large`]: large files streamed side by side in lanes;
 //! - [`stream`]: a long input hashed while a reader thread reads ahead;
+//! - [`read`]: filling buffers, reading a file whole;
+//! - [`page_cache`]: what the page cache holds of a file;
 //! - [`io_policy`]: what is read when: readahead for what is not cached,
 //!   spinning disks read in order, one file at a time;
 //! - [`fds`]: descriptor accounting.
@@ -35,7 +38,10 @@
 mod claim;
 mod fds;
 pub mod io_policy;
+mod large;
+mod page_cache;
 mod pool;
+mod read;
 mod stream;
 
 pub use pool::run;

@@ -6,10 +6,11 @@
 //! thread reads for itself.
 
 use super::lock;
+use super::read::fill;
 use md5::{Digest, Md5};
 use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::{Condvar, Mutex};
 
 /// Read size when the hashing thread reads for itself. Larger reads cost
@@ -19,7 +20,7 @@ use std::sync::{Condvar, Mutex};
 pub const INLINE_READ: usize = 64 * 1024;
 /// Buffers the reader thread fills ahead, and the size of each: on another
 /// core the cost of a large copy matters less than the hand-overs saved
-/// (see the README's md5sum section for the measurements).
+/// (measured: CONTRIBUTING.md's md5sum section says where to find it).
 const AHEAD: usize = 4;
 const CHUNK: usize = 1024 * 1024;
 /// Bytes read on the hashing thread before a reader thread takes over: a
@@ -28,35 +29,6 @@ const CHUNK: usize = 1024 * 1024;
 const INLINE_FIRST: u64 = 8 << 20;
 /// Stack of a reader thread: it only reads into heap buffers.
 const READER_STACK: usize = 64 * 1024;
-
-/// Reads `r` into `buf` until `buf` is full or end of input; adds what it
-/// read to `bytes`.
-pub fn fill(r: &mut impl Read, buf: &mut [u8], bytes: &AtomicU64) -> io::Result<usize> {
-    fill_until(r, buf, 0, None, bytes)
-}
-
-/// Goes on filling `buf` from `r`, which has filled `buf[..n]`, until it
-/// is full, the input ends, or exactly `stop_at` bytes are in it.
-pub fn fill_until(
-    r: &mut impl Read,
-    buf: &mut [u8],
-    mut n: usize,
-    stop_at: Option<usize>,
-    bytes: &AtomicU64,
-) -> io::Result<usize> {
-    while n < buf.len() && stop_at != Some(n) {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => {
-                n += k;
-                bytes.fetch_add(k as u64, Ordering::Relaxed);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
 
 /// Hashes the rest of `src` into `h`. The first [`INLINE_FIRST`] bytes are
 /// read here (a short input never costs a thread); if there are more, a
@@ -213,6 +185,7 @@ impl Ring {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::Ordering;
 
     /// Yields `data` in reads of odd sizes, then fails if `fail` is set.
     struct Source {

@@ -4,11 +4,13 @@
 
 use super::claim::PANIC_HERE;
 #[cfg(unix)]
-use super::claim::{forced, SMALL_MAX};
+use super::claim::SMALL_MAX;
 #[cfg(unix)]
-use super::io_policy::major_minor;
+use super::io_policy::media::major_minor;
 #[cfg(unix)]
-use super::io_policy::tests::{fake_sysfs, Disk};
+use super::io_policy::media::tests::{fake_sysfs, Disk};
+#[cfg(unix)]
+use super::page_cache::forced;
 use super::*;
 use md5::{Digest, Md5};
 use std::panic::{catch_unwind, AssertUnwindSafe};

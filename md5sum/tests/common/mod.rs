@@ -4,10 +4,12 @@
 #![allow(dead_code)] // each test crate uses a part
 
 use std::ffi::{OsStr, OsString};
-use std::io::Write;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+
+mod spawn;
+pub use spawn::spawn_and_collect;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const OURS: &str = env!("CARGO_BIN_EXE_md5sum");
@@ -86,21 +88,11 @@ pub fn exec(bin: &str, dir: &Path, args: &[OsString], stdin: &[u8], env: &[(&str
         .args(args)
         .current_dir(dir)
         .env_remove("POSIXLY_CORRECT")
-        .env("LC_ALL", "C.UTF-8")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("LC_ALL", "C.UTF-8");
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap();
+    let out = spawn_and_collect(&mut cmd, stdin);
     Run {
         stdout: out.stdout,
         stderr: out.stderr,

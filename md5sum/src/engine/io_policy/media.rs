@@ -1,40 +1,15 @@
-//! The I/O policy: which disks are read one file at a time, in argument
-//! order (really rotational ones), the turn that orders those reads, how
-//! much of them may wait in memory, and how far ahead the kernel is asked
-//! to read.
-//!
-//! Many virtual disks (virtio-blk, Xen, Hyper-V, VMware, QEMU's emulated
-//! disks) say `queue/rotational = 1` whatever is behind them, so the flag
-//! alone is not trusted: a disk spins when the flag says so and sysfs does
-//! not show it to be a virtual disk or a device stacked on ones that do
-//! not spin. Data already in the page cache never waits for the turn.
+//! Which disks spin, by what sysfs says of them. Many virtual disks
+//! (virtio-blk, Xen, Hyper-V, VMware, QEMU's emulated disks) say
+//! `queue/rotational = 1` whatever is behind them, so the flag alone is not
+//! trusted: a disk spins when the flag says so and sysfs does not show it
+//! to be a virtual disk or a device stacked on ones that do not spin.
 
 // sysfs is only looked at on Unix (where `st_dev` exists).
 #![cfg_attr(not(unix), allow(dead_code))]
 
-use super::fds::{briefly, open};
-use super::lock;
-use std::collections::BTreeSet;
+use crate::engine::fds::{briefly, open};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
-
-/// The most bytes the kernel is asked to read ahead for one file that is
-/// not in the page cache; the file's own sequential readahead takes over
-/// from there. Asking for whole 1 MiB files made 100 of them cold take a
-/// third longer here than asking for their first 256 KiB (the whole claim's
-/// reads were submitted before the first file could be hashed).
-pub const HINT_MAX: u64 = 256 << 10;
-
-/// The most bytes of the next file on a spinning disk asked of the kernel
-/// while one is read in its turn.
-pub const HINT_MAX_IN_TURN: u64 = 8 << 20;
-
-/// The most bytes of files on spinning disks held in memory between being
-/// read in the disk's turn and being hashed, across all threads. A file
-/// that does not fit is streamed in its turn instead, read as it is hashed.
-const IN_MEMORY: usize = 64 << 20;
 
 /// What sysfs says about the disk under a file system.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,7 +141,9 @@ fn media_of_disk(disk: &Path, depth: usize) -> Media {
 pub fn on_spinning_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
+        use crate::engine::lock;
         use std::os::unix::fs::MetadataExt;
+        use std::sync::Mutex;
         static KNOWN: Mutex<Vec<(PathBuf, u64, Media)>> = Mutex::new(Vec::new());
         let dev = meta.dev();
         if let Some(&(_, _, m)) = lock(&KNOWN)
@@ -183,104 +160,6 @@ pub fn on_spinning_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
     {
         let _ = (sysfs, meta);
         false
-    }
-}
-
-/// Hands the spinning disks to one claim at a time, in claim order, so
-/// that their files are read in argument order by one reader at a time.
-/// Every claim gets a [`Ticket`] in order and passes it exactly once
-/// (when dropped), whether or not it waited for its turn.
-pub struct Turnstile {
-    turns: Mutex<Turns>,
-    turned: Condvar,
-}
-
-#[derive(Default)]
-struct Turns {
-    /// The ticket whose turn it is.
-    next: u64,
-    /// Later tickets already passed.
-    passed: BTreeSet<u64>,
-}
-
-impl Turnstile {
-    pub fn new() -> Self {
-        Turnstile {
-            turns: Mutex::new(Turns::default()),
-            turned: Condvar::new(),
-        }
-    }
-
-    /// The ticket numbered `number`; numbers are handed out from 0 up,
-    /// each once.
-    pub fn ticket(&self, number: u64) -> Ticket<'_> {
-        Ticket {
-            turnstile: Some(self),
-            number,
-        }
-    }
-}
-
-/// A claim's place in the disk's order; see [`Turnstile`].
-pub struct Ticket<'t> {
-    turnstile: Option<&'t Turnstile>,
-    number: u64,
-}
-
-impl Ticket<'_> {
-    /// A ticket that waits for nobody, for a claim outside the order.
-    pub fn unordered() -> Ticket<'static> {
-        Ticket {
-            turnstile: None,
-            number: 0,
-        }
-    }
-
-    /// Waits until every earlier ticket has passed: the disk is this
-    /// claim's until the ticket is dropped. Call it holding no descriptor
-    /// that an earlier claim may be waiting for.
-    pub fn wait(&self) {
-        let Some(t) = self.turnstile else { return };
-        let mut turns = lock(&t.turns);
-        while turns.next != self.number {
-            turns = t.turned.wait(turns).unwrap_or_else(|e| e.into_inner());
-        }
-    }
-}
-
-impl Drop for Ticket<'_> {
-    fn drop(&mut self) {
-        let Some(t) = self.turnstile else { return };
-        let mut turns = lock(&t.turns);
-        turns.passed.insert(self.number);
-        while let Some(n) = turns.passed.first().copied().filter(|&n| n == turns.next) {
-            turns.passed.remove(&n);
-            turns.next += 1;
-        }
-        drop(turns);
-        t.turned.notify_all();
-    }
-}
-
-/// Bytes counted against [`IN_MEMORY`] until dropped.
-pub struct Held(usize);
-
-/// Bytes held against [`IN_MEMORY`] now.
-static HELD: AtomicUsize = AtomicUsize::new(0);
-
-/// Reserves `n` bytes of [`IN_MEMORY`], if that many are left.
-pub fn hold(n: u64) -> Option<Held> {
-    let n = usize::try_from(n).ok()?;
-    HELD.fetch_update(Ordering::AcqRel, Ordering::Acquire, |held| {
-        held.checked_add(n).filter(|&t| t <= IN_MEMORY)
-    })
-    .ok()?;
-    Some(Held(n))
-}
-
-impl Drop for Held {
-    fn drop(&mut self) {
-        HELD.fetch_sub(self.0, Ordering::AcqRel);
     }
 }
 
@@ -458,29 +337,5 @@ pub mod tests {
         assert_eq!(m(8, 1), Media::Solid);
         assert_eq!(m(253, 1), Media::NotSpinning);
         std::fs::remove_dir_all(&root).unwrap();
-    }
-
-    /// Tickets take their turns in number order, whichever thread waits
-    /// first, and tickets passed without waiting do not hold the others up.
-    #[test]
-    fn turns_follow_ticket_order() {
-        let turnstile = Turnstile::new();
-        let order = Mutex::new(Vec::new());
-        std::thread::scope(|s| {
-            for n in (0..16u64).rev() {
-                let (turnstile, order) = (&turnstile, &order);
-                s.spawn(move || {
-                    let ticket = turnstile.ticket(n);
-                    if n % 3 == 0 {
-                        return; // passed without waiting
-                    }
-                    std::thread::sleep(std::time::Duration::from_millis(16 - n));
-                    ticket.wait();
-                    lock(order).push(n);
-                });
-            }
-        });
-        let want: Vec<u64> = (0..16).filter(|n| n % 3 != 0).collect();
-        assert_eq!(order.into_inner().unwrap(), want);
     }
 }
