@@ -14,6 +14,7 @@ use md5x::multi::{self, Lanes};
 use md5x::{Digest, Md5};
 use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList};
 use std::fs::File;
 use std::io::{self, Read};
@@ -35,10 +36,28 @@ const CHUNK: usize = 32 << 10;
 /// usual limit of 1,024 descriptors.
 const OPEN_FILES: usize = 256;
 
-/// The path `os.fspath(obj)` gives, as Rust opens it; `ValueError` for a
-/// NUL byte, as Python's `open` raises.
+/// The path `os.fspath(obj)` gives (a `str` or `bytes` path, or an
+/// `os.PathLike`), as Rust opens it; `ValueError` for a NUL byte, as
+/// Python's `open` raises.
 pub(crate) fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
-    let path: PathBuf = obj.extract()?;
+    let py = obj.py();
+    static FSPATH: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let fspath = FSPATH.import(py, "os", "fspath")?.call1((obj,))?;
+    let path: PathBuf = match fspath.cast::<PyBytes>() {
+        #[cfg(unix)]
+        Ok(bytes) => {
+            use std::os::unix::ffi::OsStrExt;
+            std::ffi::OsStr::from_bytes(bytes.as_bytes()).into()
+        }
+        // Elsewhere, bytes paths are decoded as Python decodes them.
+        #[cfg(not(unix))]
+        Ok(bytes) => py
+            .import("os")?
+            .getattr("fsdecode")?
+            .call1((bytes,))?
+            .extract()?,
+        Err(_) => fspath.extract()?,
+    };
     if path.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(PyValueError::new_err("embedded null byte"));
     }

@@ -3,8 +3,9 @@
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
 use md5x::{Digest, Md5};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyTuple};
 use std::sync::{Mutex, MutexGuard, TryLockError};
 
 /// An MD5 hash object with the interface of ``hashlib.md5``: ``update``,
@@ -56,20 +57,24 @@ impl Md5Hash {
 impl Md5Hash {
     #[new]
     #[pyo3(
-        signature = (data = None, /, *, usedforsecurity = true),
+        signature = (*data, usedforsecurity = true),
         text_signature = "(data=b\"\", /, *, usedforsecurity=True)"
     )]
-    fn new(
-        py: Python<'_>,
-        data: Option<&Bound<'_, PyAny>>,
-        usedforsecurity: bool,
-    ) -> PyResult<Self> {
+    fn new(py: Python<'_>, data: &Bound<'_, PyTuple>, usedforsecurity: bool) -> PyResult<Self> {
         let _ = usedforsecurity;
+        // `*data` rather than a default of `None`: `hashlib.md5(None)`
+        // raises, as any non-buffer does.
+        if data.len() > 1 {
+            return Err(PyTypeError::new_err(format!(
+                "md5() takes at most 1 positional argument ({} given)",
+                data.len()
+            )));
+        }
         let hash = Self {
             state: Mutex::new(Md5::new()),
         };
-        if let Some(data) = data {
-            hash.update(py, data)?;
+        if let Ok(data) = data.get_item(0) {
+            hash.update(py, &data)?;
         }
         Ok(hash)
     }
