@@ -182,3 +182,10 @@ def test_threads_share_one_object():
     for t in threads:
         t.join()
     assert h.digest() == hashlib.md5(block * (257 * 100 * 4)).digest()
+
+
+def test_public_names_documented():
+    for name in md5x.__all__:
+        if name != "__version__":
+            assert getattr(md5x, name).__doc__, name
+    assert md5x.__version__ == "0.1.0"
