@@ -2,16 +2,19 @@
 //! hashed side by side by `md5::multi`, the GIL released while hashing.
 //!
 //! The rows are taken a chunk of [`CHUNK_ROWS`] at a time: read (short
-//! ones copied into one buffer), hashed with the GIL released, and their
-//! digests appended to the result list, before the next chunk is read.
-//! A chunk's buffers are reused by the next, and stay in a core's L2 cache:
-//! fresh memory for a million rows at once costs more in page faults than
-//! the hashing (measured: the README's "Speed" section has the figures).
+//! ones copied into one buffer), hashed, and their digests appended to the
+//! result list. A chunk's buffers are reused by the chunk after the next,
+//! and stay in a core's L2 cache: fresh memory for a million rows at once
+//! cost more in page faults than the hashing. From the second chunk on, a
+//! thread hashes each chunk while the calling thread, under the GIL, reads
+//! the next and makes the result's objects for the one before (the
+//! README's "Speed" section has the figures).
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
+use std::sync::mpsc;
 
 /// Rows per chunk: many times the widest kernel's lanes (64), so that a
 /// chunk's last, partly filled set of lanes costs little; few enough that a
@@ -27,35 +30,37 @@ const COPY_MAX: usize = 64;
 
 /// Where a row's bytes are.
 enum Piece {
-    /// In [`Chunk::copied`], from `start`, `len` bytes.
+    /// In [`Job::copied`], from `start`, `len` bytes.
     Copied { start: usize, len: usize },
-    /// In place, in an object that [`Chunk`] keeps alive (`bytes`, or a
+    /// In place, in an object that [`Owners`] keeps alive (`bytes`, or a
     /// buffer view): a pointer and length, as no slice may borrow a `Vec`
     /// that is still growing.
     InPlace { ptr: *const u8, len: usize },
 }
 
-/// A chunk of rows, what keeps them readable, and their digests.
-struct Chunk<'py> {
+/// A chunk's rows as the hashing reads them, and their digests: what the
+/// hashing thread is handed. The objects that hold the in-place rows'
+/// bytes stay behind, in the [`Owners`] the chunk was read with.
+struct Job {
     pieces: Vec<Piece>,
     copied: Vec<u8>,
-    /// The long `bytes` rows, read straight from the object (immutable, so
-    /// a reference keeps its bytes as they are).
-    bytes: Vec<Bound<'py, PyBytes>>,
-    /// The other long rows, through a buffer view.
-    views: Vec<BufferView>,
     /// Bytes in the chunk's rows.
     total: usize,
     digests: Vec<[u8; 16]>,
 }
 
-impl<'py> Chunk<'py> {
+// SAFETY: a `Job` is plain data but for the pointers of its in-place
+// pieces, shared borrows of bytes that nothing writes while the `Owners`
+// the job was read with holds them: `for_each_chunk` keeps those owners
+// alive (and on the calling thread) until the job is back or the hashing
+// thread has been joined, whichever thread hashes it.
+unsafe impl Send for Job {}
+
+impl Job {
     fn new() -> Self {
         Self {
             pieces: Vec::new(),
             copied: Vec::new(),
-            bytes: Vec::new(),
-            views: Vec::new(),
             total: 0,
             digests: Vec::new(),
         }
@@ -63,27 +68,6 @@ impl<'py> Chunk<'py> {
 
     fn len(&self) -> usize {
         self.pieces.len()
-    }
-
-    /// Reads row `index`: `TypeError` naming it if it is not a buffer.
-    fn push(&mut self, index: usize, row: Bound<'py, PyAny>) -> PyResult<()> {
-        // Exactly `bytes`: a subclass may export other bytes (`__buffer__`).
-        if row.is_exact_instance_of::<PyBytes>() {
-            let row = row.cast_into::<PyBytes>().map_err(PyErr::from)?;
-            let bytes = row.as_bytes();
-            if !self.copy(bytes) {
-                self.in_place(bytes);
-                self.bytes.push(row);
-            }
-        } else {
-            let view = BufferView::get(&row).map_err(|e| name_row(row.py(), index, e))?;
-            let bytes = view.as_slice();
-            if !self.copy(bytes) {
-                self.in_place(bytes);
-                self.views.push(view);
-            }
-        }
-        Ok(())
     }
 
     /// Copies a short row; false for a long one.
@@ -109,40 +93,86 @@ impl<'py> Chunk<'py> {
         self.total = self.total.saturating_add(bytes.len());
     }
 
-    /// Hashes the chunk's rows into `self.digests`, with the GIL released
-    /// when there is enough work to pay for it, and lets the rows go.
-    fn hash(&mut self, py: Python<'_>) {
+    /// Each row is at least one block with its padding.
+    fn work(&self) -> usize {
+        self.total.saturating_add(64 * self.len())
+    }
+
+    /// Hashes the rows into `self.digests`.
+    fn hash(&mut self) {
         let slices: Vec<&[u8]> = self
             .pieces
             .iter()
             .map(|piece| match *piece {
                 Piece::Copied { start, len } => &self.copied[start..start + len],
                 // SAFETY: `ptr` and `len` come from a slice of a `bytes`
-                // object or a buffer view that `self` holds (`push` keeps
-                // it in `self.bytes` or `self.views` until the `clear`
-                // below, after the last use of `slices`), whose bytes stay
-                // in place and unchanged while it is held: `bytes` is
-                // immutable, and an exporter keeps a viewed buffer as it
-                // is until the view is released.
+                // object or a buffer view held by the `Owners` this job
+                // was read with, which outlive its hashing (see `Send`):
+                // `bytes` is immutable, and an exporter keeps a viewed
+                // buffer as it is until the view is released.
                 Piece::InPlace { ptr, len } => unsafe { std::slice::from_raw_parts(ptr, len) },
             })
             .collect();
         self.digests.clear();
         self.digests.resize(slices.len(), [0; 16]);
-        // Each row is at least one block with its padding.
-        let work = self.total.saturating_add(64 * slices.len());
-        if work >= GIL_MINSIZE {
-            py.detach(|| md5x::multi::digest_many_into(&slices, &mut self.digests));
-        } else {
-            md5x::multi::digest_many_into(&slices, &mut self.digests);
-        }
-        drop(slices);
+        md5x::multi::digest_many_into(&slices, &mut self.digests);
+    }
+
+    fn clear(&mut self) {
         self.pieces.clear();
         self.copied.clear();
-        self.bytes.clear();
-        self.views.clear();
         self.total = 0;
     }
+}
+
+/// What keeps a chunk's in-place rows readable.
+struct Owners<'py> {
+    /// The long `bytes` rows (immutable, so a reference keeps their bytes
+    /// as they are).
+    bytes: Vec<Bound<'py, PyBytes>>,
+    /// The other long rows, through a buffer view.
+    views: Vec<BufferView>,
+}
+
+impl<'py> Owners<'py> {
+    fn new() -> Self {
+        Self {
+            bytes: Vec::new(),
+            views: Vec::new(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.views.clear();
+    }
+}
+
+/// Reads row `index` into `job`, keeping its owner in `owners` if it is
+/// read in place: `TypeError` naming the row if it is not a buffer.
+fn push<'py>(
+    job: &mut Job,
+    owners: &mut Owners<'py>,
+    index: usize,
+    row: Bound<'py, PyAny>,
+) -> PyResult<()> {
+    // Exactly `bytes`: a subclass may export other bytes (`__buffer__`).
+    if row.is_exact_instance_of::<PyBytes>() {
+        let row = row.cast_into::<PyBytes>().map_err(PyErr::from)?;
+        let bytes = row.as_bytes();
+        if !job.copy(bytes) {
+            job.in_place(bytes);
+            owners.bytes.push(row);
+        }
+    } else {
+        let view = BufferView::get(&row).map_err(|e| name_row(row.py(), index, e))?;
+        let bytes = view.as_slice();
+        if !job.copy(bytes) {
+            job.in_place(bytes);
+            owners.views.push(view);
+        }
+    }
+    Ok(())
 }
 
 /// Names the row in `err`: our own `TypeError`s get it at the front of
@@ -160,24 +190,95 @@ fn name_row(py: Python<'_>, index: usize, err: PyErr) -> PyErr {
 
 /// Hashes the rows of `iterable` a chunk at a time, handing each chunk's
 /// digests, in order, to `emit`.
+///
+/// One chunk is hashed here, with the GIL released. From two on, a thread
+/// hashes each chunk while this one, which needs the GIL for it, reads the
+/// next chunk and emits the one before: reading rows and making the
+/// result's objects take longer than hashing short rows, and now hide it.
+/// This thread waits for the hashing with the GIL released.
 fn for_each_chunk<'py>(
     py: Python<'py>,
     iterable: &Bound<'py, PyAny>,
     mut emit: impl FnMut(&[[u8; 16]]) -> PyResult<()>,
 ) -> PyResult<()> {
-    let mut chunk = Chunk::new();
-    for (i, row) in iterable.try_iter()?.enumerate() {
-        chunk.push(i, row?)?;
-        if chunk.len() == CHUNK_ROWS {
-            chunk.hash(py);
-            emit(&chunk.digests)?;
+    let mut rows = iterable.try_iter()?.enumerate();
+    let mut fill = |job: &mut Job, owners: &mut Owners<'py>| -> PyResult<()> {
+        while job.len() < CHUNK_ROWS {
+            let Some((i, row)) = rows.next() else { break };
+            push(job, owners, i, row?)?;
         }
+        Ok(())
+    };
+    let hash_here = |job: &mut Job| {
+        if job.work() >= GIL_MINSIZE {
+            py.detach(|| job.hash());
+        } else {
+            job.hash();
+        }
+    };
+    // Declared before the thread's scope, so that they outlive it: the
+    // thread may be hashing their rows until it is joined.
+    let mut first = Owners::new();
+    let mut second = Owners::new();
+    let mut job = Job::new();
+    fill(&mut job, &mut first)?;
+    if job.len() < CHUNK_ROWS {
+        hash_here(&mut job);
+        return emit(&job.digests);
     }
-    if chunk.len() > 0 {
-        chunk.hash(py);
-        emit(&chunk.digests)?;
-    }
-    Ok(())
+    std::thread::scope(|s| {
+        let (to_hasher, jobs) = mpsc::sync_channel::<Job>(1);
+        let (to_caller, mut hashed) = mpsc::sync_channel::<Job>(1);
+        let hasher = std::thread::Builder::new().spawn_scoped(s, move || {
+            for mut job in jobs {
+                job.hash();
+                if to_caller.send(job).is_err() {
+                    break;
+                }
+            }
+        });
+        if hasher.is_err() {
+            // No thread: every chunk here, one after another.
+            loop {
+                hash_here(&mut job);
+                emit(&job.digests)?;
+                if job.len() < CHUNK_ROWS {
+                    return Ok(());
+                }
+                job.clear();
+                first.clear();
+                fill(&mut job, &mut first)?;
+            }
+        }
+        // `in_flight` holds the owners of the chunk being hashed, `reading`
+        // those of the chunk being read.
+        let (in_flight, reading) = (&mut first, &mut second);
+        let _ = to_hasher.send(job);
+        let mut spare = Job::new();
+        loop {
+            fill(&mut spare, reading)?;
+            let (done, rx) = py.detach(move || (hashed.recv(), hashed));
+            hashed = rx;
+            // A closed channel: the thread panicked, which the scope
+            // raises once it has joined it.
+            let Ok(mut done) = done else { return Ok(()) };
+            in_flight.clear();
+            std::mem::swap(in_flight, reading);
+            let last = spare.len() < CHUNK_ROWS;
+            let sent = spare.len() > 0 && to_hasher.send(spare).is_ok();
+            emit(&done.digests)?;
+            if last {
+                if sent {
+                    if let Ok(done) = py.detach(move || hashed.recv()) {
+                        emit(&done.digests)?;
+                    }
+                }
+                return Ok(());
+            }
+            done.clear();
+            spare = done;
+        }
+    })
 }
 
 /// The 16-byte MD5 digest of each row of ``rows``, in order: the same as

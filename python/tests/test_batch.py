@@ -114,3 +114,22 @@ def test_buffers_held_while_hashing():
     md5x.digest_many([row, row])
     row.extend(b"x")
     assert md5x.digest_many([row]) == expected([row])
+
+
+def test_many_chunks_release_gil(rng):
+    # Past one chunk, a thread hashes while the caller reads and waits
+    # with the GIL released.
+    rows = [bytes([i % 256]) * 4096 for i in range(40_000)]
+    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
+    assert md5x.digest_many(rows) == expected(rows)
+
+
+def test_error_while_a_chunk_is_hashed(rng):
+    # The error comes while the chunk before it is being hashed; the rows
+    # held for it are released once, after.
+    rows = [bytearray(rng.randbytes(100)) for _ in range(20_000)]
+    with pytest.raises(TypeError, match="^row 19999: "):
+        md5x.digest_many(rows[:-1] + [1.5])
+    for r in rows:
+        r.extend(b"x")  # every view was released
+    assert md5x.digest_many(rows) == expected(rows)
