@@ -125,7 +125,7 @@ def bench_hash_files(rounds, tmp):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--dir", default=None, help="where the temporary files go")
     parser.add_argument("--only", choices=["digest_many", "md5", "s3_etag", "hash_files"])
     args = parser.parse_args()

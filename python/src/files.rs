@@ -116,8 +116,9 @@ fn errno(py: Python<'_>, name: &str) -> Option<i32> {
 /// process may use), each hashing many files side by side in SIMD lanes:
 /// files of up to 64 KiB read whole and hashed in batches, larger ones read
 /// 32 KiB at a time, up to one per lane. Memory stays bounded whatever the
-/// files' sizes: about 3 MiB per thread (a 2 MiB batch and 32 KiB per
-/// lane). The GIL is released throughout.
+/// files' sizes: at most 4 MiB per thread (a 2 MiB batch, and 32 KiB for
+/// each of up to 64 lanes; 3 MiB with AVX-512's usual 32). The GIL is
+/// released throughout.
 ///
 /// A file that cannot be read raises the ``OSError`` that ``open`` or
 /// ``read`` would (``FileNotFoundError``, ``PermissionError``,
