@@ -165,7 +165,9 @@ fn hash_files<'py>(
 /// The digests of `paths`, on up to `jobs` threads, or the first file in
 /// `paths` that failed and its error.
 fn hash_all(paths: &[PathBuf], jobs: usize) -> Result<Vec<[u8; 16]>, (usize, io::Error)> {
-    let threads = jobs.min(paths.len()).max(1);
+    // Each thread holds at least one large file and one small one open:
+    // capped so that all of them stay under the usual 1,024 descriptors.
+    let threads = jobs.min(paths.len()).clamp(1, OPEN_FILES);
     let width = multi::lanes().clamp(1, Lanes::MAX);
     let streams = (OPEN_FILES / threads).clamp(1, width);
     let work = Work {
