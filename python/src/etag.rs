@@ -2,7 +2,7 @@
 //! CLI's rule, through `md5::etag`, the GIL released.
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
-use crate::files::{os_error, path_of};
+use crate::paths::{os_error, path_of};
 use md5x::etag::{self, Etag, EtagHasher, PartsError};
 use md5x::{Digest, Md5};
 use pyo3::exceptions::{PyTypeError, PyValueError};

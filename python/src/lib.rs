@@ -12,6 +12,7 @@ mod buffer;
 mod etag;
 mod files;
 mod hasher;
+mod paths;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
