@@ -32,6 +32,7 @@ def test_counts_across_chunks(rng, count):
     # Counts around the widest kernel's lanes and the 16K-row chunks.
     rows = random_rows(rng, count, 0, 80)
     assert md5x.digest_many(rows) == expected(rows)
+    assert md5x.hexdigest_many(iter(rows)) == [d.hex() for d in expected(rows)]
 
 
 def test_any_iterable_and_buffer(rng):
