@@ -2,6 +2,8 @@
 //! `md5` crate's single-stream hasher, `md5::multi` and `md5::etag` (here
 //! through the `md5x` package, the same source) for Python objects.
 
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
+
 use pyo3::prelude::*;
 
 mod arrow;
@@ -10,6 +12,7 @@ mod buffer;
 mod etag;
 mod files;
 mod hasher;
+mod paths;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {

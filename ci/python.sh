@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The md5x Python package (python/), from a clean clone: a virtual
+# environment under target/, the package built from source and installed
+# with its test dependencies (`pip install ./python[test]`, which fetches
+# maturin into pip's isolated build environment and compiles the Rust
+# code), then its tests. Each step prints its time.
+#
+#   bash ci/python.sh                  # venv in target/python-venv
+#   MD5X_VENV=/path bash ci/python.sh  # another venv
+#
+# Idempotent: a later run reuses the venv and the Rust build directory
+# (target/python), and reinstalls the package from the current source.
+# Exits non-zero if a step or a test fails.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+venv=${MD5X_VENV:-$root/target/python-venv}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/python}
+
+STEP_START=$SECONDS
+STEP_NAME=
+step() {
+    [ -z "$STEP_NAME" ] || printf -- '--- %s: %d s\n' "$STEP_NAME" $((SECONDS - STEP_START))
+    STEP_NAME=$*
+    STEP_START=$SECONDS
+    [ $# -eq 0 ] || printf -- '--- %s\n' "$*"
+}
+
+step "python3 with venv"
+# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
+if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
+fi
+python3 --version
+if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+fi
+
+step "pip install ./python[test] (builds the wheel with maturin)"
+"$venv/bin/python" -m pip install --disable-pip-version-check -q "./python[test]"
+"$venv/bin/python" -c 'import md5x; print("md5x", md5x.__version__, md5x.__file__)'
+
+step "python -m pytest python/tests"
+"$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider
+
+step

@@ -1,0 +1,80 @@
+//! Paths in and `OSError`s out, as Python's own file functions take and
+//! raise them: for `hash_files` and `s3_etag`.
+
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyBytes;
+use std::io;
+use std::path::PathBuf;
+
+/// The path `os.fspath(obj)` gives (a `str` or `bytes` path, or an
+/// `os.PathLike`), as Rust opens it; `ValueError` for a NUL byte, as
+/// Python's `open` raises.
+pub(crate) fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
+    let py = obj.py();
+    static FSPATH: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let fspath = FSPATH.import(py, "os", "fspath")?.call1((obj,))?;
+    let path: PathBuf = match fspath.cast::<PyBytes>() {
+        #[cfg(unix)]
+        Ok(bytes) => {
+            use std::os::unix::ffi::OsStrExt;
+            std::ffi::OsStr::from_bytes(bytes.as_bytes()).into()
+        }
+        // Elsewhere, bytes paths are decoded as Python decodes them.
+        #[cfg(not(unix))]
+        Ok(bytes) => py
+            .import("os")?
+            .getattr("fsdecode")?
+            .call1((bytes,))?
+            .extract()?,
+        Err(_) => fspath.extract()?,
+    };
+    if path.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(PyValueError::new_err("embedded null byte"));
+    }
+    Ok(path)
+}
+
+/// The exception Python raises for `err` on the file `filename`: for an
+/// OS error, `OSError(errno, strerror, filename)`, which Python makes the
+/// subclass of that errno (`FileNotFoundError`, `PermissionError`,
+/// `IsADirectoryError`, ...) with `filename` set; `ValueError` for an
+/// ETag's part count; else `OSError` with `filename` set.
+pub(crate) fn os_error(py: Python<'_>, err: io::Error, filename: &Bound<'_, PyAny>) -> PyErr {
+    let errno = match (err.raw_os_error(), err.kind()) {
+        (Some(code), _) => Some(code),
+        (None, io::ErrorKind::IsADirectory) => errno(py, "EISDIR"),
+        _ => None,
+    };
+    if let Some(code) = errno {
+        let strerror = py
+            .import("os")
+            .and_then(|os| os.call_method1("strerror", (code,)))
+            .map_or_else(|_| err.to_string(), |s| s.to_string());
+        return PyOSError::new_err((code, strerror, filename.clone().unbind()));
+    }
+    if let Some(parts) = err
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<md5x::etag::PartsError>())
+    {
+        return PyValueError::new_err(parts.to_string());
+    }
+    let e = PyOSError::new_err(format!(
+        "{err}: {}",
+        filename
+            .repr()
+            .map_or_else(|_| "?".into(), |r| r.to_string())
+    ));
+    // The attribute is extra; if setting it fails, the error still stands.
+    let _ = e.value(py).setattr("filename", filename);
+    e
+}
+
+/// The value of `errno.<name>` on this platform.
+fn errno(py: Python<'_>, name: &str) -> Option<i32> {
+    py.import("errno")
+        .and_then(|m| m.getattr(name))
+        .and_then(|v| v.extract())
+        .ok()
+}

@@ -1,0 +1,136 @@
+"""digest_many and hexdigest_many against a hashlib loop."""
+
+import array
+import hashlib
+
+import numpy as np
+import pytest
+
+import md5x
+from conftest import EDGES, gil_progress, random_rows
+
+
+def expected(rows):
+    return [hashlib.md5(r).digest() for r in rows]
+
+
+def test_random_rows(rng):
+    rows = random_rows(rng, 5000)
+    assert md5x.digest_many(rows) == expected(rows)
+    assert md5x.hexdigest_many(rows) == [hashlib.md5(r).hexdigest() for r in rows]
+
+
+def test_edges_and_long(rng):
+    rows = [rng.randbytes(n) for n in EDGES * 3]
+    rows += [rng.randbytes(n) for n in (1000, 65_536, 100_003, 3 << 20)]
+    rng.shuffle(rows)
+    assert md5x.digest_many(rows) == expected(rows)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 31, 32, 33, 64, 16_383, 16_384, 16_385, 40_000])
+def test_counts_across_chunks(rng, count):
+    # Counts around the widest kernel's lanes and the 16K-row chunks.
+    rows = random_rows(rng, count, 0, 80)
+    assert md5x.digest_many(rows) == expected(rows)
+    assert md5x.hexdigest_many(iter(rows)) == [d.hex() for d in expected(rows)]
+
+
+def test_any_iterable_and_buffer(rng):
+    rows = random_rows(rng, 300)
+    mixed = []
+    for i, r in enumerate(rows):
+        kind = i % 6
+        if kind == 1:
+            r = bytearray(r)
+        elif kind == 2:
+            r = memoryview(r)
+        elif kind == 3:
+            r = np.frombuffer(r, dtype=np.uint8)
+        elif kind == 4 and len(r) % 4 == 0:
+            r = array.array("i", r)
+        elif kind == 5 and len(r) % 8 == 0:
+            r = np.frombuffer(r, dtype=np.float64)
+        mixed.append(r)
+    want = expected(rows)
+    assert md5x.digest_many(mixed) == want
+    assert md5x.digest_many(tuple(mixed)) == want
+    assert md5x.digest_many(iter(mixed)) == want
+    assert md5x.digest_many(r for r in mixed) == want
+    assert md5x.hexdigest_many(mixed) == [d.hex() for d in want]
+
+
+def test_bytes_subclass(rng):
+    class Tagged(bytes):
+        pass
+
+    rows = [Tagged(rng.randbytes(n)) for n in (0, 10, 100, 1000)]
+    assert md5x.digest_many(rows) == expected(rows)
+
+
+def test_empty():
+    assert md5x.digest_many([]) == []
+    assert md5x.hexdigest_many(iter([])) == []
+    assert md5x.digest_many([b""]) == [hashlib.md5(b"").digest()]
+
+
+@pytest.mark.parametrize("fn", [md5x.digest_many, md5x.hexdigest_many])
+def test_non_buffer_row_names_its_index(fn):
+    with pytest.raises(TypeError, match=r"^row 3: Strings must be encoded before hashing$"):
+        fn([b"a", b"b", b"c", "d"])
+    with pytest.raises(TypeError, match=r"^row 1: object supporting the buffer API required$"):
+        fn([b"a", 5])
+    with pytest.raises(TypeError, match=r"^row 20000: "):
+        fn([b"x"] * 20_000 + [None])
+    with pytest.raises(TypeError):
+        fn(5)  # not iterable
+    with pytest.raises(TypeError):
+        fn(b"abc")  # iterates ints
+
+
+def test_exporter_error_keeps_its_type():
+    strided = memoryview(b"abcdefgh")[::2]
+    with pytest.raises(BufferError) as err:
+        md5x.digest_many([b"ok", strided])
+    assert "in row 1" in getattr(err.value, "__notes__", [])
+
+
+def test_iterator_error_propagates():
+    def rows():
+        yield b"a"
+        raise KeyError("from the iterator")
+
+    with pytest.raises(KeyError):
+        md5x.digest_many(rows())
+
+
+def test_large_batch_releases_gil(rng):
+    rows = [bytes([i]) * (4 << 20) for i in range(24)]
+    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
+    assert md5x.digest_many(rows) == expected(rows)
+
+
+def test_buffers_held_while_hashing():
+    # A row's bytearray cannot be resized while it is read; after, it can.
+    row = bytearray(1 << 20)
+    md5x.digest_many([row, row])
+    row.extend(b"x")
+    assert md5x.digest_many([row]) == expected([row])
+
+
+def test_many_chunks_release_gil(rng):
+    # Past one chunk, a thread hashes while the caller reads and waits
+    # with the GIL released.
+    rows = [bytes([i % 256]) * 4096 for i in range(40_000)]
+    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
+    assert md5x.digest_many(rows) == expected(rows)
+
+
+def test_error_while_a_chunk_is_hashed(rng):
+    # The error comes while the chunk before it is being hashed; the rows
+    # held for it are released once, after.
+    rows = [bytearray(rng.randbytes(100)) for _ in range(20_000)]
+    with pytest.raises(TypeError, match="^row 19999: "):
+        md5x.digest_many(rows[:-1] + [1.5])
+    for r in rows:
+        r.extend(b"x")  # every view was released
+    assert md5x.digest_many(rows) == expected(rows)

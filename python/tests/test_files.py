@@ -1,0 +1,119 @@
+"""hash_files against hashlib.file_digest per file."""
+
+import hashlib
+import os
+
+import pytest
+
+import md5x
+from conftest import EDGES, gil_progress
+
+SIZES = EDGES + [4095, 4096, 65_535, 65_536, 65_537, 32_768 * 3, 100_000, 1 << 20, (1 << 20) + 17]
+
+
+def file_md5(path):
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "md5").digest()
+
+
+@pytest.fixture
+def files(rng, tmp_path):
+    paths = []
+    for i in range(400):
+        path = tmp_path / f"f{i}"
+        path.write_bytes(rng.randbytes(rng.choice(SIZES)))
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("jobs", [None, 1, 2, 3, 64])
+def test_many_files(files, jobs):
+    want = [file_md5(p) for p in files]
+    assert md5x.hash_files(files, jobs=jobs) == want
+
+
+def test_path_types(files):
+    want = [file_md5(p) for p in files[:20]]
+    assert md5x.hash_files([str(p) for p in files[:20]]) == want
+    assert md5x.hash_files([os.fsencode(p) for p in files[:20]]) == want
+    assert md5x.hash_files(iter(files[:20])) == want
+    assert md5x.hash_files([]) == []
+
+
+def test_one_path_many_times(files):
+    assert md5x.hash_files([files[0]] * 100) == [file_md5(files[0])] * 100
+
+
+def test_missing_file_names_it(files, tmp_path):
+    missing = tmp_path / "missing"
+    for jobs in (1, 4):
+        with pytest.raises(FileNotFoundError) as err:
+            md5x.hash_files(files[:50] + [missing] + files[50:], jobs=jobs)
+        assert err.value.filename == missing
+        assert err.value.errno == 2
+
+
+def test_first_error_in_order(files, tmp_path):
+    first, second = tmp_path / "missing1", tmp_path / "missing2"
+    for jobs in (1, 2, 8):
+        with pytest.raises(FileNotFoundError) as err:
+            md5x.hash_files(files[:100] + [first] + files[100:300] + [second], jobs=jobs)
+        assert err.value.filename == first
+
+
+def test_directory(files, tmp_path):
+    with pytest.raises(IsADirectoryError) as err:
+        md5x.hash_files([files[0], str(tmp_path)])
+    assert err.value.filename == str(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_permission(tmp_path):
+    path = tmp_path / "secret"
+    path.write_bytes(b"x")
+    path.chmod(0)
+    with pytest.raises(PermissionError) as err:
+        md5x.hash_files([path])
+    assert err.value.filename == path
+
+
+def test_unreadable_in_the_middle_of_large_ones(rng, tmp_path):
+    big = []
+    for i in range(40):
+        path = tmp_path / f"big{i}"
+        path.write_bytes(rng.randbytes(300_000))
+        big.append(path)
+    with pytest.raises(IsADirectoryError):
+        md5x.hash_files(big[:20] + [tmp_path] + big[20:], jobs=2)
+    assert md5x.hash_files(big, jobs=2) == [file_md5(p) for p in big]
+
+
+def test_not_regular_files():
+    assert md5x.hash_files(["/dev/null"]) == [hashlib.md5(b"").digest()]
+    # /proc files say they are empty and are not: read to their end.
+    status = md5x.hash_files(["/proc/self/cmdline"])[0]
+    assert len(status) == 16
+
+
+@pytest.mark.parametrize("jobs", [0, -1])
+def test_bad_jobs(files, jobs):
+    with pytest.raises(ValueError, match="jobs must be at least 1"):
+        md5x.hash_files(files, jobs=jobs)
+
+
+def test_bad_paths():
+    with pytest.raises(TypeError, match=r"^path 1: expected str, bytes or os.PathLike object, not int$"):
+        md5x.hash_files(["a", 5])
+    with pytest.raises(ValueError, match=r"^path 0: embedded null byte$"):
+        md5x.hash_files(["a\0b"])
+    with pytest.raises(TypeError):
+        md5x.hash_files(5)
+
+
+def test_releases_gil(rng, tmp_path):
+    paths = []
+    for i in range(64):
+        path = tmp_path / f"g{i}"
+        path.write_bytes(bytes([i]) * (1 << 20))
+        paths.append(path)
+    assert gil_progress(lambda: md5x.hash_files(paths, jobs=1)) > 5
