@@ -1,1 +1,188 @@
-//! (to be written)
+//! `md5x.hash_array`: the MD5 of each row of an Arrow column of strings or
+//! binaries, read in place through the Arrow PyCapsule interface, hashed in
+//! one `md5x::multi` batch with the GIL released, and handed back through
+//! the same interface. No Python object is made per row, and pyarrow is not
+//! needed: the C Data Interface structs are declared here.
+//!
+//! `ffi` declares the structs, `import` takes them from capsules, `format`
+//! reads a schema's type, `rows` checks and hashes an array's rows,
+//! `column` holds and encodes the digests, `export` hands them out.
+
+mod column;
+mod export;
+mod ffi;
+mod format;
+mod import;
+mod rows;
+
+use column::{Column, Exported, Output};
+use export::{PyArrowArray, PyArrowStream};
+use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported};
+use import::Source;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use rows::Rows;
+use std::ffi::CStr;
+
+pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(hash_array, m)?)?;
+    m.add_class::<PyArrowArray>()?;
+    m.add_class::<PyArrowStream>()?;
+    Ok(())
+}
+
+/// The MD5 of each row of an Arrow column, as an Arrow column.
+///
+/// ``array`` is any object with ``__arrow_c_array__`` or
+/// ``__arrow_c_stream__`` (a pyarrow ``Array`` or ``ChunkedArray``, a
+/// Polars ``Series``, a nanoarrow or arro3 array, DuckDB and DataFusion
+/// results) of type utf8, large_utf8, utf8_view, binary, large_binary or
+/// binary_view; other types raise ``TypeError``. Slices and nulls are
+/// honoured: a null row gives a null digest.
+///
+/// ``output`` is ``"hex"`` (32 lowercase hex digits a row, as a string
+/// column: utf8, or large_utf8 past 67,108,863 rows), ``"binary"`` (the 16
+/// bytes, fixed_size_binary(16)) or ``"base64"`` (24 characters, padded, as
+/// HTTP's Content-MD5); anything else raises ``ValueError``.
+///
+/// The result is an ``ArrowArray`` for an array and an ``ArrowStream``
+/// (one array for each of the input's) for a stream; both export the
+/// PyCapsule interface, so ``pyarrow.array(r)``, ``pyarrow.chunked_array(r)``
+/// and ``polars.Series(r)`` take them without a copy. The GIL is released
+/// while the rows are hashed.
+#[pyfunction]
+#[pyo3(signature = (array, /, output = "hex"))]
+fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResult<Py<PyAny>> {
+    let output = Output::parse(output).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "output must be \"hex\", \"binary\" or \"base64\", not {output:?}"
+        ))
+    })?;
+    match import::export(array)? {
+        Source::Array(schema, array) => {
+            let layout = format::layout(&schema).map_err(PyTypeError::new_err)?;
+            // The imported structs come back out, to be released with the
+            // GIL held, as a producer may need it to free its memory.
+            let (array, column) = py.detach(move || {
+                let column =
+                    Rows::new(&array, layout).map(|rows| ready(Column::hash(rows, output)));
+                (array, column)
+            });
+            drop((schema, array));
+            let column = column.map_err(malformed)?;
+            Ok(Py::new(py, PyArrowArray::new(column))?.into_any())
+        }
+        Source::Stream(stream) => {
+            let (stream, read) = py.detach(move || {
+                let mut stream = stream;
+                let read = read_stream(&mut stream, output);
+                (stream, read)
+            });
+            drop(stream);
+            let (chunks, exported) = read?;
+            Ok(Py::new(py, PyArrowStream::new(chunks, exported))?.into_any())
+        }
+    }
+}
+
+/// A column with its default offsets made, so that exports find them.
+fn ready(column: Column) -> Column {
+    match column.default_type() {
+        Exported::Utf8 => drop(column.offsets32()),
+        Exported::LargeUtf8 => drop(column.offsets64()),
+        Exported::FixedBinary => {}
+    }
+    column
+}
+
+fn malformed(message: String) -> PyErr {
+    PyValueError::new_err(format!("malformed Arrow array: {message}"))
+}
+
+/// Why reading a stream failed.
+enum StreamError {
+    /// Its type is not one `hash_array` reads.
+    Type(String),
+    /// An array of it breaks the format's rules.
+    Malformed(String),
+    /// Its producer reported an error.
+    Producer(String),
+}
+
+impl From<StreamError> for PyErr {
+    fn from(e: StreamError) -> PyErr {
+        match e {
+            StreamError::Type(m) => PyTypeError::new_err(m),
+            StreamError::Malformed(m) => malformed(m),
+            StreamError::Producer(m) => PyRuntimeError::new_err(m),
+        }
+    }
+}
+
+/// Hashes each array of `stream`, and picks the one type that all the
+/// results are exported as.
+fn read_stream(
+    stream: &mut Imported<ArrowArrayStream>,
+    output: Output,
+) -> Result<(Vec<Column>, Exported), StreamError> {
+    let (Some(get_schema), Some(get_next)) = (stream.get_schema, stream.get_next) else {
+        return Err(StreamError::Malformed(
+            "the stream has no get_schema or get_next".into(),
+        ));
+    };
+    let mut schema = Imported::<ArrowSchema>::empty();
+    // SAFETY: a live stream's callback, given the stream and a released
+    // schema to fill.
+    let code = unsafe { get_schema(stream.as_mut_ptr(), schema.as_mut_ptr()) };
+    check(stream, code)?;
+    let layout = format::layout(&schema).map_err(StreamError::Type)?;
+    let mut chunks = Vec::new();
+    // Each array is released once hashed, without the GIL: the C stream
+    // interface's consumers (pyarrow's among them) pull and release arrays
+    // with it released, so producers take it where they need it.
+    loop {
+        let mut array = Imported::<ArrowArray>::empty();
+        // SAFETY: as above, with a released array to fill.
+        let code = unsafe { get_next(stream.as_mut_ptr(), array.as_mut_ptr()) };
+        check(stream, code)?;
+        if !array.is_live() {
+            break; // The end of the stream.
+        }
+        let rows = Rows::new(&array, layout).map_err(StreamError::Malformed)?;
+        chunks.push(Column::hash(rows, output));
+    }
+    let exported = match chunks.first().map_or(Exported::Utf8, Column::default_type) {
+        Exported::FixedBinary => Exported::FixedBinary,
+        _ if output == Output::Binary => Exported::FixedBinary,
+        _ if chunks.iter().all(Column::fits_utf8) => Exported::Utf8,
+        _ => Exported::LargeUtf8,
+    };
+    for chunk in &chunks {
+        match exported {
+            Exported::Utf8 => drop(chunk.offsets32()),
+            Exported::LargeUtf8 => drop(chunk.offsets64()),
+            Exported::FixedBinary => {}
+        }
+    }
+    Ok((chunks, exported))
+}
+
+/// The producer's error, where `code` (an errno value) is not 0.
+fn check(stream: &mut Imported<ArrowArrayStream>, code: i32) -> Result<(), StreamError> {
+    if code == 0 {
+        return Ok(());
+    }
+    let message = stream
+        .get_last_error
+        // SAFETY: a live stream's callback; its result, if not NULL, is a
+        // NUL-terminated string valid until the next call on the stream.
+        .map(|f| unsafe { f(stream.as_mut_ptr()) })
+        .filter(|m| !m.is_null())
+        // SAFETY: as above.
+        .map(|m| unsafe { CStr::from_ptr(m) }.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Err(StreamError::Producer(format!(
+        "the Arrow stream failed (error {code}){}{message}",
+        if message.is_empty() { "" } else { ": " }
+    )))
+}

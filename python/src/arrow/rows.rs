@@ -1,0 +1,310 @@
+//! The rows of an imported array, checked before anything is read (the
+//! producer's memory is untrusted: lengths, offsets, views and null counts
+//! are checked against each other), then hashed in one batch through
+//! `md5x::multi`.
+
+use super::ffi::ArrowArray;
+use super::format::Layout;
+use std::borrow::Cow;
+use std::ffi::c_void;
+
+/// The checked rows of one array, in the window its `offset` and `length`
+/// give.
+pub(crate) struct Rows<'a> {
+    len: usize,
+    validity: Option<Validity>,
+    data: Data<'a>,
+}
+
+/// Which rows are null, as a bitmap from bit 0 (the input's window moved to
+/// the start), and how many.
+pub(crate) struct Validity {
+    pub bits: Vec<u8>,
+    pub nulls: usize,
+}
+
+enum Data<'a> {
+    Empty,
+    Offsets32(&'a [u8], Cow<'a, [i32]>),
+    Offsets64(&'a [u8], Cow<'a, [i64]>),
+    Views(Vec<&'a [u8]>),
+}
+
+impl<'a> Rows<'a> {
+    /// Checks `array`, of type `layout`, and borrows its rows.
+    pub fn new(array: &'a ArrowArray, layout: Layout) -> Result<Self, String> {
+        let len = count(array.length, "length")?;
+        let offset = count(array.offset, "offset")?;
+        offset
+            .checked_add(len)
+            .and_then(|end| end.checked_add(1))
+            .ok_or("offset + length overflows")?;
+        if array.n_children != 0 {
+            return Err(format!(
+                "a byte-string array has no children, this one has {}",
+                array.n_children
+            ));
+        }
+        let n_buffers = count(array.n_buffers, "n_buffers")?;
+        let wanted = match layout {
+            Layout::Offsets32 | Layout::Offsets64 => n_buffers == 3,
+            Layout::View => n_buffers >= 3,
+        };
+        if !wanted {
+            return Err(format!(
+                "{n_buffers} buffers, where the type has {}",
+                match layout {
+                    Layout::View => "3 or more (validity, views, data..., sizes)",
+                    _ => "3 (validity, offsets, values)",
+                }
+            ));
+        }
+        if array.buffers.is_null() {
+            return Err("its buffers pointer is NULL".into());
+        }
+        // SAFETY: a live array's `buffers` holds `n_buffers` pointers
+        // (checked not NULL above).
+        let buffers = unsafe { std::slice::from_raw_parts(array.buffers, n_buffers) };
+        let validity = validity(buffers[0], array.null_count, offset, len)?;
+        if len == 0 {
+            return Ok(Self {
+                len,
+                validity,
+                data: Data::Empty,
+            });
+        }
+        let data = match layout {
+            Layout::Offsets32 => {
+                // SAFETY: an array of this type with `offset + length` rows
+                // has at least that many i32 offsets plus one.
+                let offsets = unsafe { window::<i32>(buffers[1], offset, len + 1)? };
+                Data::Offsets32(values(buffers[2], &offsets)?, offsets)
+            }
+            Layout::Offsets64 => {
+                // SAFETY: as above, with i64 offsets.
+                let offsets = unsafe { window::<i64>(buffers[1], offset, len + 1)? };
+                Data::Offsets64(values(buffers[2], &offsets)?, offsets)
+            }
+            Layout::View => Data::Views(views(buffers, offset, len, validity.as_ref())?),
+        };
+        Ok(Self {
+            len,
+            validity,
+            data,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The rows' null bitmap and count, `None` where no row is null.
+    pub fn take_validity(&mut self) -> Option<Validity> {
+        self.validity.take()
+    }
+
+    /// Hashes every row into `out` (nulls too, whatever bytes they cover:
+    /// their slots are masked by the validity bitmap).
+    pub fn digest_into(&self, out: &mut [[u8; 16]]) {
+        match &self.data {
+            Data::Empty => {}
+            Data::Offsets32(values, offsets) => {
+                md5x::multi::digest_offsets_into(values, offsets, out)
+            }
+            Data::Offsets64(values, offsets) => {
+                md5x::multi::digest_offsets_into(values, offsets, out)
+            }
+            Data::Views(rows) => md5x::multi::digest_many_into(rows, out),
+        }
+    }
+}
+
+/// A non-negative count from the array's struct.
+fn count(value: i64, what: &str) -> Result<usize, String> {
+    usize::try_from(value).map_err(|_| format!("its {what} is negative ({value})"))
+}
+
+/// The null bitmap of rows `offset..offset + len`, moved to bit 0, and its
+/// null count; `None` where no row is null.
+fn validity(
+    buffer: *const c_void,
+    null_count: i64,
+    offset: usize,
+    len: usize,
+) -> Result<Option<Validity>, String> {
+    if null_count == 0 || len == 0 {
+        return Ok(None);
+    }
+    if null_count < -1 || null_count > len as i64 {
+        return Err(format!("null_count is {null_count}, for {len} rows"));
+    }
+    if buffer.is_null() {
+        return if null_count == -1 {
+            Ok(None)
+        } else {
+            Err(format!(
+                "null_count is {null_count} but there is no validity bitmap"
+            ))
+        };
+    }
+    let first = offset / 8;
+    let bytes = (offset + len).div_ceil(8) - first;
+    // SAFETY: a validity bitmap has a bit for each of the array's
+    // `offset + length` slots, so bytes `first..first + bytes` exist (u8:
+    // no alignment to meet).
+    let source = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>().add(first), bytes) };
+    let shift = offset % 8;
+    let mut bits: Vec<u8> = if shift == 0 {
+        source.to_vec()
+    } else {
+        (0..len.div_ceil(8))
+            .map(|i| {
+                let low = source[i] >> shift;
+                let high = source.get(i + 1).map_or(0, |b| b << (8 - shift));
+                low | high
+            })
+            .collect()
+    };
+    bits.truncate(len.div_ceil(8));
+    if !len.is_multiple_of(8) {
+        // Bits past the last row are not the window's.
+        *bits.last_mut().expect("len > 0") &= (1u8 << (len % 8)) - 1;
+    }
+    let valid: usize = bits.iter().map(|b| b.count_ones() as usize).sum();
+    let nulls = len - valid;
+    Ok((nulls > 0).then_some(Validity { bits, nulls }))
+}
+
+/// The offsets of rows `offset..offset + n - 1` (`n` of them), borrowed
+/// where aligned, copied where not (the C interface recommends alignment
+/// but does not require it).
+///
+/// # Safety
+///
+/// `buffer`, unless NULL, holds at least `offset + n` values of `T`.
+unsafe fn window<'a, T: Copy>(
+    buffer: *const c_void,
+    offset: usize,
+    n: usize,
+) -> Result<Cow<'a, [T]>, String> {
+    if buffer.is_null() {
+        return Err("its offsets buffer is NULL".into());
+    }
+    // SAFETY: the caller's promise: `offset + n` values from `buffer`.
+    let start = unsafe { buffer.cast::<T>().add(offset) };
+    if start.is_aligned() {
+        // SAFETY: as above, `n` values from `start`, aligned (checked).
+        Ok(Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(start, n)
+        }))
+    } else {
+        // SAFETY: as above; each read is unaligned-tolerant.
+        Ok(Cow::Owned(
+            (0..n)
+                .map(|i| unsafe { start.add(i).read_unaligned() })
+                .collect(),
+        ))
+    }
+}
+
+/// An offset type, for the checks that do not depend on its width.
+trait Bound: Copy + Ord + Into<i64> {}
+impl Bound for i32 {}
+impl Bound for i64 {}
+
+/// The values buffer, up to the last of `offsets`, once the offsets are
+/// checked: the first not negative, none below the one before.
+fn values<'a, O: Bound>(buffer: *const c_void, offsets: &[O]) -> Result<&'a [u8], String> {
+    let first: i64 = offsets[0].into();
+    if first < 0 {
+        return Err(format!("its first offset is negative ({first})"));
+    }
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(format!(
+            "its offsets decrease at row {i} ({} > {})",
+            offsets[i].into(),
+            offsets[i + 1].into()
+        ));
+    }
+    let end = usize::try_from(offsets[offsets.len() - 1].into()).map_err(|e| e.to_string())?;
+    if end == 0 {
+        return Ok(&[]);
+    }
+    if buffer.is_null() {
+        return Err(format!(
+            "its values buffer is NULL but its offsets reach {end}"
+        ));
+    }
+    // SAFETY: the values buffer of a byte-string array holds at least as
+    // many bytes as its last offset says (the C interface carries no
+    // buffer sizes; this is the layout's own rule), `end` here.
+    Ok(unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), end) })
+}
+
+/// Each row of a view array, checked: inline rows point into their view,
+/// the others into a data buffer, within its size (from the C interface's
+/// last buffer). Null rows are empty, whatever their views hold.
+fn views<'a>(
+    buffers: &'a [*const c_void],
+    offset: usize,
+    len: usize,
+    validity: Option<&Validity>,
+) -> Result<Vec<&'a [u8]>, String> {
+    let n = buffers.len();
+    let data = &buffers[2..n - 1];
+    let sizes_buffer = buffers[n - 1].cast::<i64>();
+    if buffers[1].is_null() || (!data.is_empty() && sizes_buffer.is_null()) {
+        return Err("its views or its variadic sizes buffer is NULL".into());
+    }
+    let sizes: Vec<i64> = (0..data.len())
+        // SAFETY: the last buffer of a view array in the C interface holds
+        // one i64 size per data buffer (`n - 3` of them), not necessarily
+        // aligned.
+        .map(|i| unsafe { sizes_buffer.add(i).read_unaligned() })
+        .collect();
+    // SAFETY: the views buffer holds one 16-byte view per slot, `offset +
+    // len` of them; a `[u8; 16]` needs no alignment.
+    let all = unsafe { std::slice::from_raw_parts(buffers[1].cast::<[u8; 16]>(), offset + len) };
+    let views = &all[offset..];
+    let field = |view: &[u8; 16], at: usize| {
+        i32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"))
+    };
+    let mut rows = Vec::with_capacity(len);
+    for (i, view) in views.iter().enumerate() {
+        if let Some(v) = validity {
+            if v.bits[i / 8] >> (i % 8) & 1 == 0 {
+                rows.push(&[][..]);
+                continue;
+            }
+        }
+        let size = field(view, 0);
+        let size = usize::try_from(size).map_err(|_| format!("row {i}'s length is {size}"))?;
+        if size <= 12 {
+            rows.push(&view[4..4 + size]);
+            continue;
+        }
+        let (index, start) = (field(view, 8), field(view, 12));
+        let buffer = usize::try_from(index)
+            .ok()
+            .filter(|&b| b < data.len())
+            .ok_or_else(|| format!("row {i}'s view names data buffer {index} of {}", data.len()))?;
+        let start =
+            usize::try_from(start).map_err(|_| format!("row {i}'s view offset is {start}"))?;
+        let fits = start
+            .checked_add(size)
+            .is_some_and(|end| end as i64 <= sizes[buffer]);
+        if !fits || data[buffer].is_null() {
+            return Err(format!(
+                "row {i}'s view ({start} + {size} bytes) is past the end of data buffer \
+                 {buffer} ({} bytes)",
+                sizes[buffer]
+            ));
+        }
+        // SAFETY: bytes `start..start + size` of data buffer `buffer`,
+        // within the size its producer gave (checked above).
+        rows.push(unsafe {
+            std::slice::from_raw_parts(data[buffer].cast::<u8>().add(start), size)
+        });
+    }
+    Ok(rows)
+}
