@@ -18,9 +18,41 @@ pub(crate) enum Layout {
     View,
 }
 
+/// Where the rows are: a column of a byte-string layout, alone or as the
+/// one column of a struct (what a record batch stream of one column
+/// exports: a DuckDB or DataFusion query, a pyarrow Table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    pub layout: Layout,
+    pub in_struct: bool,
+}
+
+/// The shape of the type `schema` describes, or a `TypeError`'s message
+/// naming it.
+pub(crate) fn shape(schema: &ArrowSchema) -> Result<Shape, String> {
+    if format_of(schema) == "+s" && schema.n_children == 1 && !schema.children.is_null() {
+        // SAFETY: a live schema's `children` holds `n_children` (1)
+        // pointers to live schemas.
+        let child = unsafe { *schema.children };
+        if !child.is_null() {
+            // SAFETY: as above, checked not NULL.
+            if let Ok(layout) = layout(unsafe { &*child }) {
+                return Ok(Shape {
+                    layout,
+                    in_struct: true,
+                });
+            }
+        }
+    }
+    layout(schema).map(|layout| Shape {
+        layout,
+        in_struct: false,
+    })
+}
+
 /// The layout of the type `schema` describes, or a `TypeError`'s message
 /// naming it.
-pub(crate) fn layout(schema: &ArrowSchema) -> Result<Layout, String> {
+fn layout(schema: &ArrowSchema) -> Result<Layout, String> {
     let format = format_of(schema);
     let layout = match format.as_str() {
         "u" | "z" => Some(Layout::Offsets32),
@@ -31,8 +63,8 @@ pub(crate) fn layout(schema: &ArrowSchema) -> Result<Layout, String> {
     match layout {
         Some(layout) if schema.dictionary.is_null() => Ok(layout),
         _ => Err(format!(
-            "hash_array reads utf8, large_utf8, utf8_view, binary, large_binary or \
-             binary_view columns, not {}",
+            "hash_array reads a column of utf8, large_utf8, utf8_view, binary, large_binary \
+             or binary_view (or a table of one such column), not {}",
             describe(schema, 0)
         )),
     }

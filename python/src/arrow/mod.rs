@@ -37,7 +37,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// ``__arrow_c_stream__`` (a pyarrow ``Array`` or ``ChunkedArray``, a
 /// Polars ``Series``, a nanoarrow or arro3 array, DuckDB and DataFusion
 /// results) of type utf8, large_utf8, utf8_view, binary, large_binary or
-/// binary_view; other types raise ``TypeError``. Slices and nulls are
+/// binary_view, or a table or record batch stream of one such column;
+/// other types raise ``TypeError``. Slices and nulls are
 /// honoured: a null row gives a null digest.
 ///
 /// ``output`` is ``"hex"`` (32 lowercase hex digits a row, as a string
@@ -60,12 +61,11 @@ fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResul
     })?;
     match import::export(array)? {
         Source::Array(schema, array) => {
-            let layout = format::layout(&schema).map_err(PyTypeError::new_err)?;
+            let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
             // The imported structs come back out, to be released with the
             // GIL held, as a producer may need it to free its memory.
             let (array, column) = py.detach(move || {
-                let column =
-                    Rows::new(&array, layout).map(|rows| ready(Column::hash(rows, output)));
+                let column = Rows::new(&array, shape).map(|rows| ready(Column::hash(rows, output)));
                 (array, column)
             });
             drop((schema, array));
@@ -135,7 +135,7 @@ fn read_stream(
     // schema to fill.
     let code = unsafe { get_schema(stream.as_mut_ptr(), schema.as_mut_ptr()) };
     check(stream, code)?;
-    let layout = format::layout(&schema).map_err(StreamError::Type)?;
+    let shape = format::shape(&schema).map_err(StreamError::Type)?;
     let mut chunks = Vec::new();
     // Each array is released once hashed, without the GIL: the C stream
     // interface's consumers (pyarrow's among them) pull and release arrays
@@ -148,7 +148,7 @@ fn read_stream(
         if !array.is_live() {
             break; // The end of the stream.
         }
-        let rows = Rows::new(&array, layout).map_err(StreamError::Malformed)?;
+        let rows = Rows::new(&array, shape).map_err(StreamError::Malformed)?;
         chunks.push(Column::hash(rows, output));
     }
     let exported = match chunks.first().map_or(Exported::Utf8, Column::default_type) {

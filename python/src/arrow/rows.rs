@@ -4,7 +4,7 @@
 //! `md5x::multi`.
 
 use super::ffi::ArrowArray;
-use super::format::Layout;
+use super::format::{Layout, Shape};
 use std::borrow::Cow;
 use std::ffi::c_void;
 
@@ -21,6 +21,8 @@ pub(crate) struct Rows<'a> {
 pub(crate) struct Validity {
     pub bits: Vec<u8>,
     pub nulls: usize,
+    /// Rows it covers.
+    pub len: usize,
 }
 
 enum Data<'a> {
@@ -31,14 +33,49 @@ enum Data<'a> {
 }
 
 impl<'a> Rows<'a> {
-    /// Checks `array`, of type `layout`, and borrows its rows.
-    pub fn new(array: &'a ArrowArray, layout: Layout) -> Result<Self, String> {
-        let len = count(array.length, "length")?;
-        let offset = count(array.offset, "offset")?;
-        offset
-            .checked_add(len)
-            .and_then(|end| end.checked_add(1))
-            .ok_or("offset + length overflows")?;
+    /// Checks `array`, of type `shape`, and borrows its rows.
+    pub fn new(array: &'a ArrowArray, shape: Shape) -> Result<Self, String> {
+        if !shape.in_struct {
+            return Self::read(array, shape.layout, Window::Own);
+        }
+        // A struct of one column (a record batch of one column): its
+        // child's rows, in the struct's window, null where either is.
+        let (offset, len) = span(array)?;
+        if array.n_children != 1 || array.children.is_null() {
+            return Err(format!(
+                "a struct of one column has 1 child, this one has {}",
+                array.n_children
+            ));
+        }
+        let buffers = buffers(array, 1)?;
+        let outer = validity(buffers[0], array.null_count, len, offset, len)?;
+        // SAFETY: a live struct array's `children` holds `n_children`
+        // (1, checked) pointers to live arrays.
+        let child = unsafe { *array.children };
+        if child.is_null() {
+            return Err("its child is NULL".into());
+        }
+        // SAFETY: as above, checked not NULL.
+        let child = unsafe { &*child };
+        let (_, child_len) = span(child)?;
+        if child_len < offset + len {
+            return Err(format!(
+                "its child has {child_len} rows, fewer than the struct's offset + length \
+                 ({offset} + {len})"
+            ));
+        }
+        let mut rows = Self::read(child, shape.layout, Window::Within { offset, len })?;
+        rows.validity = and(rows.validity, outer);
+        Ok(rows)
+    }
+
+    /// Checks `array`, of type `layout`, and borrows the rows of `window`.
+    fn read(array: &'a ArrowArray, layout: Layout, window: Window) -> Result<Self, String> {
+        let (own_offset, own_len) = span(array)?;
+        let (offset, len) = match window {
+            Window::Own => (own_offset, own_len),
+            Window::Within { offset, len } => (own_offset + offset, len),
+        };
         if array.n_children != 0 {
             return Err(format!(
                 "a byte-string array has no children, this one has {}",
@@ -59,13 +96,8 @@ impl<'a> Rows<'a> {
                 }
             ));
         }
-        if array.buffers.is_null() {
-            return Err("its buffers pointer is NULL".into());
-        }
-        // SAFETY: a live array's `buffers` holds `n_buffers` pointers
-        // (checked not NULL above).
-        let buffers = unsafe { std::slice::from_raw_parts(array.buffers, n_buffers) };
-        let validity = validity(buffers[0], array.null_count, offset, len)?;
+        let buffers = buffers(array, n_buffers)?;
+        let validity = validity(buffers[0], array.null_count, own_len, offset, len)?;
         if len == 0 {
             return Ok(Self {
                 len,
@@ -77,12 +109,12 @@ impl<'a> Rows<'a> {
             Layout::Offsets32 => {
                 // SAFETY: an array of this type with `offset + length` rows
                 // has at least that many i32 offsets plus one.
-                let offsets = unsafe { window::<i32>(buffers[1], offset, len + 1)? };
+                let offsets = unsafe { offsets_window::<i32>(buffers[1], offset, len + 1)? };
                 Data::Offsets32(values(buffers[2], &offsets)?, offsets)
             }
             Layout::Offsets64 => {
                 // SAFETY: as above, with i64 offsets.
-                let offsets = unsafe { window::<i64>(buffers[1], offset, len + 1)? };
+                let offsets = unsafe { offsets_window::<i64>(buffers[1], offset, len + 1)? };
                 Data::Offsets64(values(buffers[2], &offsets)?, offsets)
             }
             Layout::View => Data::Views(views(buffers, offset, len, validity.as_ref())?),
@@ -119,6 +151,56 @@ impl<'a> Rows<'a> {
     }
 }
 
+/// Which rows of an array to read.
+enum Window {
+    /// Its own: `offset..offset + length`.
+    Own,
+    /// `len` rows from `offset` within its own (a struct's window over its
+    /// child).
+    Within { offset: usize, len: usize },
+}
+
+/// An array's `offset` and `length`, checked not negative and, with the
+/// one offset past the end, within `usize`.
+fn span(array: &ArrowArray) -> Result<(usize, usize), String> {
+    let len = count(array.length, "length")?;
+    let offset = count(array.offset, "offset")?;
+    offset
+        .checked_add(len)
+        .and_then(|end| end.checked_add(1))
+        .ok_or("offset + length overflows")?;
+    Ok((offset, len))
+}
+
+/// An array's buffer pointers, `n_buffers` of them (at least `at_least`).
+fn buffers(array: &ArrowArray, at_least: usize) -> Result<&[*const c_void], String> {
+    let n = count(array.n_buffers, "n_buffers")?;
+    if n < at_least || array.buffers.is_null() {
+        return Err(format!(
+            "{n} buffers (pointer NULL: {})",
+            array.buffers.is_null()
+        ));
+    }
+    // SAFETY: a live array's `buffers` holds `n_buffers` pointers (checked
+    // not NULL above).
+    Ok(unsafe { std::slice::from_raw_parts(array.buffers, n) })
+}
+
+/// Rows null where either bitmap says so.
+fn and(a: Option<Validity>, b: Option<Validity>) -> Option<Validity> {
+    match (a, b) {
+        (Some(mut a), Some(b)) => {
+            for (x, y) in a.bits.iter_mut().zip(&b.bits) {
+                *x &= y;
+            }
+            let valid: usize = a.bits.iter().map(|b| b.count_ones() as usize).sum();
+            a.nulls = a.len - valid;
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    }
+}
+
 /// A non-negative count from the array's struct.
 fn count(value: i64, what: &str) -> Result<usize, String> {
     usize::try_from(value).map_err(|_| format!("its {what} is negative ({value})"))
@@ -129,14 +211,15 @@ fn count(value: i64, what: &str) -> Result<usize, String> {
 fn validity(
     buffer: *const c_void,
     null_count: i64,
+    array_len: usize,
     offset: usize,
     len: usize,
 ) -> Result<Option<Validity>, String> {
     if null_count == 0 || len == 0 {
         return Ok(None);
     }
-    if null_count < -1 || null_count > len as i64 {
-        return Err(format!("null_count is {null_count}, for {len} rows"));
+    if null_count < -1 || null_count > array_len as i64 {
+        return Err(format!("null_count is {null_count}, for {array_len} rows"));
     }
     if buffer.is_null() {
         return if null_count == -1 {
@@ -172,7 +255,7 @@ fn validity(
     }
     let valid: usize = bits.iter().map(|b| b.count_ones() as usize).sum();
     let nulls = len - valid;
-    Ok((nulls > 0).then_some(Validity { bits, nulls }))
+    Ok((nulls > 0).then_some(Validity { bits, nulls, len }))
 }
 
 /// The offsets of rows `offset..offset + n - 1` (`n` of them), borrowed
@@ -182,7 +265,7 @@ fn validity(
 /// # Safety
 ///
 /// `buffer`, unless NULL, holds at least `offset + n` values of `T`.
-unsafe fn window<'a, T: Copy>(
+unsafe fn offsets_window<'a, T: Copy>(
     buffer: *const c_void,
     offset: usize,
     n: usize,
