@@ -16,7 +16,7 @@ def blocks():
     text = README.read_text(encoding="utf-8")
     heading = "top"
     found = []
-    for match in re.finditer(r"^(#+ .*)$|^```python\n(.*?)^```$", text, re.M | re.S):
+    for match in re.finditer(r"^(#+ [^\n]*)$|^```python\n(.*?)^```$", text, re.M | re.S):
         if match.group(1):
             heading = match.group(1).lstrip("# ").strip()
         else:
