@@ -1,7 +1,7 @@
 //! A column of digests, in the buffers it is exported from: fixed-width
 //! values (16 bytes, or 32 hex or 24 base64 characters, a row), the input's
-//! validity, and, for the string forms, offsets stepping by the width, made
-//! in the offset width an export asks for.
+//! validity, and, for the string forms, offsets stepping by the width or
+//! views of each row, made for the type an export asks for.
 
 use super::rows::{Rows, Validity};
 use std::ffi::CStr;
@@ -54,15 +54,31 @@ pub(crate) enum Exported {
     Utf8,
     /// large_utf8, i64 offsets: past that (67,108,864 rows of hex).
     LargeUtf8,
+    /// utf8_view: for a view input (Polars' strings, DataFusion's), whose
+    /// consumers then take the digests without building views themselves.
+    Utf8View,
     /// fixed_size_binary(16).
     FixedBinary,
 }
 
 impl Exported {
+    /// The type digests of `output` are exported as unless a consumer asks
+    /// otherwise: strings in the input's family (views for views), large
+    /// ones where utf8's i32 offsets would overflow.
+    pub fn choose(output: Output, views: bool, columns: &[&Column]) -> Self {
+        match output {
+            Output::Binary => Self::FixedBinary,
+            _ if views => Self::Utf8View,
+            _ if columns.iter().all(|c| c.fits_utf8()) => Self::Utf8,
+            _ => Self::LargeUtf8,
+        }
+    }
+
     pub fn format(self) -> &'static CStr {
         match self {
             Self::Utf8 => c"u",
             Self::LargeUtf8 => c"U",
+            Self::Utf8View => c"vu",
             Self::FixedBinary => c"w:16",
         }
     }
@@ -71,6 +87,7 @@ impl Exported {
         match self {
             Self::Utf8 => "string",
             Self::LargeUtf8 => "large_string",
+            Self::Utf8View => "string_view",
             Self::FixedBinary => "fixed_size_binary[16]",
         }
     }
@@ -81,9 +98,20 @@ impl Exported {
             ("w:16", Output::Binary) => Some(Self::FixedBinary),
             ("u", Output::Hex | Output::Base64) => Some(Self::Utf8),
             ("U", Output::Hex | Output::Base64) => Some(Self::LargeUtf8),
+            ("vu", Output::Hex | Output::Base64) => Some(Self::Utf8View),
             _ => None,
         }
     }
+}
+
+/// A utf8_view column's views and data buffers over one values buffer:
+/// each buffer at most `i32::MAX` bytes, as a view's offset is an i32.
+pub(crate) struct Views {
+    pub views: Vec<[u8; 16]>,
+    /// Where each data buffer starts in the values.
+    pub starts: Vec<usize>,
+    /// Each data buffer's size, the C interface's last buffer.
+    pub sizes: Vec<i64>,
 }
 
 /// One column of digests.
@@ -94,44 +122,61 @@ pub(crate) struct Column {
     pub validity: Option<Validity>,
     offsets32: OnceLock<Vec<i32>>,
     offsets64: OnceLock<Vec<i64>>,
+    views: OnceLock<Views>,
 }
 
 impl Column {
-    /// Hashes `rows` and writes the digests as `output`.
-    pub fn hash(mut rows: Rows<'_>, output: Output) -> Self {
+    /// Hashes `rows` and writes the digests as `output`, `CHUNK` rows at
+    /// a time: the digests of a chunk stay in cache until encoded, and no
+    /// buffer of every digest is made (its pages would cost more than its
+    /// copies).
+    pub fn hash(mut rows: Rows<'_>, output: Output) -> Result<Self, String> {
+        const CHUNK: usize = 4096;
         let len = rows.len();
-        let mut values = vec![0u8; len * output.width()];
-        match output {
-            Output::Binary => rows.digest_into(values.as_chunks_mut().0),
-            Output::Hex | Output::Base64 => {
-                let mut digests = vec![[0u8; 16]; len];
-                rows.digest_into(&mut digests);
-                match output {
-                    Output::Hex => md5x::multi::hex_into(&digests, values.as_chunks_mut().0),
-                    _ => md5x::multi::base64_into(&digests, values.as_chunks_mut().0),
+        let width = output.width();
+        let mut values = vec![0u8; len * width];
+        let mut digests = vec![[0u8; 16]; CHUNK.min(len)];
+        let mut scratch = Vec::with_capacity(CHUNK.min(len));
+        for (i, out) in values.chunks_mut(CHUNK * width).enumerate() {
+            let (start, n) = (i * CHUNK, out.len() / width);
+            let digests = &mut digests[..n];
+            match output {
+                Output::Binary => {
+                    rows.digest_range_into(start, out.as_chunks_mut().0, &mut scratch)?
+                }
+                Output::Hex => {
+                    rows.digest_range_into(start, digests, &mut scratch)?;
+                    md5x::multi::hex_into(digests, out.as_chunks_mut().0);
+                }
+                Output::Base64 => {
+                    rows.digest_range_into(start, digests, &mut scratch)?;
+                    md5x::multi::base64_into(digests, out.as_chunks_mut().0);
                 }
             }
         }
-        Self {
+        Ok(Self {
             output,
             len,
             values,
             validity: rows.take_validity(),
             offsets32: OnceLock::new(),
             offsets64: OnceLock::new(),
-        }
+            views: OnceLock::new(),
+        })
     }
 
     pub fn nulls(&self) -> usize {
         self.validity.as_ref().map_or(0, |v| v.nulls)
     }
 
-    /// The type this column is exported as unless asked otherwise.
-    pub fn default_type(&self) -> Exported {
-        match self.output {
-            Output::Binary => Exported::FixedBinary,
-            _ if self.fits_utf8() => Exported::Utf8,
-            _ => Exported::LargeUtf8,
+    /// Makes the buffers an export as `exported` reads, once: hashing
+    /// threads call this without the GIL, so exports find them made.
+    pub fn prepare(&self, exported: Exported) {
+        match exported {
+            Exported::Utf8 => drop(self.offsets32()),
+            Exported::LargeUtf8 => drop(self.offsets64()),
+            Exported::Utf8View => drop(self.views()),
+            Exported::FixedBinary => {}
         }
     }
 
@@ -145,6 +190,40 @@ impl Column {
         let width = self.output.width() as i32;
         self.offsets32
             .get_or_init(|| (0..=self.len as i32).map(|i| i * width).collect())
+    }
+
+    /// utf8_view's views: every row is 24 or 32 bytes, past the 12 that
+    /// fit in a view, so each is its length, its first 4 bytes, a buffer
+    /// index and an offset.
+    pub fn views(&self) -> &Views {
+        self.views.get_or_init(|| {
+            let width = self.output.width();
+            let per_buffer = i32::MAX as usize / width;
+            let buffers = self.len.div_ceil(per_buffer);
+            let starts: Vec<usize> = (0..buffers).map(|b| b * per_buffer * width).collect();
+            let sizes = (0..buffers)
+                .map(|b| ((self.len - b * per_buffer).min(per_buffer) * width) as i64)
+                .collect();
+            // Buffer by buffer, so that no row needs a division.
+            let mut views = Vec::with_capacity(self.len);
+            for (b, &start) in starts.iter().enumerate() {
+                let rows = (self.len - b * per_buffer).min(per_buffer);
+                let values = &self.values[start..start + rows * width];
+                views.extend(values.chunks_exact(width).enumerate().map(|(j, value)| {
+                    let mut view = [0u8; 16];
+                    view[0..4].copy_from_slice(&(width as i32).to_le_bytes());
+                    view[4..8].copy_from_slice(&value[..4]);
+                    view[8..12].copy_from_slice(&(b as i32).to_le_bytes());
+                    view[12..16].copy_from_slice(&((j * width) as i32).to_le_bytes());
+                    view
+                }));
+            }
+            Views {
+                views,
+                starts,
+                sizes,
+            }
+        })
     }
 
     /// large_utf8's offsets.

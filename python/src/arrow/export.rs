@@ -32,8 +32,7 @@ pub(crate) struct PyArrowStream {
 }
 
 impl PyArrowArray {
-    pub fn new(column: Column) -> Self {
-        let exported = column.default_type();
+    pub fn new(column: Column, exported: Exported) -> Self {
         Self {
             column: Arc::new(column),
             exported,
@@ -135,8 +134,14 @@ fn requested(
     let format = requested_format(requested_schema)?;
     let output = columns.first().map(|c| c.output);
     let fits = |e: Exported| e != Exported::Utf8 || columns.iter().all(|c| c.fits_utf8());
+    // Made here, with the GIL held, where a request differs from the
+    // default (made while hashing).
+    let prepare = |e: Exported| {
+        columns.iter().for_each(|c| c.prepare(e));
+        e
+    };
     match output.map_or(Some(default), |o| Exported::parse(&format, o)) {
-        Some(e) if fits(e) => Ok(e),
+        Some(e) if fits(e) => Ok(prepare(e)),
         _ => {
             let pointer = requested_schema
                 .cast::<PyCapsule>()?
@@ -155,7 +160,7 @@ fn requested(
 /// What an exported array's release callback frees.
 struct ArrayPrivate {
     _column: Arc<Column>,
-    buffers: [*const c_void; 3],
+    buffers: Vec<*const c_void>,
 }
 
 /// A struct exporting `column` as `exported`.
@@ -165,11 +170,25 @@ fn array(column: Arc<Column>, exported: Exported) -> ArrowArray {
         .as_ref()
         .map_or(ptr::null(), |v| v.bits.as_ptr().cast());
     let values = column.values.as_ptr().cast();
-    let (buffers, n_buffers) = match exported {
-        Exported::FixedBinary => ([validity, values, ptr::null()], 2),
-        Exported::Utf8 => ([validity, column.offsets32().as_ptr().cast(), values], 3),
-        Exported::LargeUtf8 => ([validity, column.offsets64().as_ptr().cast(), values], 3),
+    let buffers = match exported {
+        Exported::FixedBinary => vec![validity, values],
+        Exported::Utf8 => vec![validity, column.offsets32().as_ptr().cast(), values],
+        Exported::LargeUtf8 => vec![validity, column.offsets64().as_ptr().cast(), values],
+        Exported::Utf8View => {
+            let views = column.views();
+            let mut buffers = vec![validity, views.views.as_ptr().cast()];
+            // Each data buffer a window of the one values buffer.
+            buffers.extend(
+                views
+                    .starts
+                    .iter()
+                    .map(|&start| column.values[start..].as_ptr().cast::<c_void>()),
+            );
+            buffers.push(views.sizes.as_ptr().cast());
+            buffers
+        }
     };
+    let n_buffers = buffers.len() as i64;
     let (length, null_count) = (column.len as i64, column.nulls() as i64);
     let private = Box::into_raw(Box::new(ArrayPrivate {
         _column: column,

@@ -18,6 +18,7 @@ mod rows;
 use column::{Column, Exported, Output};
 use export::{PyArrowArray, PyArrowStream};
 use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported};
+use format::Layout;
 use import::Source;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -64,13 +65,19 @@ fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResul
             let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
             // The imported structs come back out, to be released with the
             // GIL held, as a producer may need it to free its memory.
+            let views = shape.layout == Layout::View;
             let (array, column) = py.detach(move || {
-                let column = Rows::new(&array, shape).map(|rows| ready(Column::hash(rows, output)));
+                let column = Rows::new(&array, shape).and_then(|rows| {
+                    let column = Column::hash(rows, output)?;
+                    let exported = Exported::choose(output, views, &[&column]);
+                    column.prepare(exported);
+                    Ok((column, exported))
+                });
                 (array, column)
             });
             drop((schema, array));
-            let column = column.map_err(malformed)?;
-            Ok(Py::new(py, PyArrowArray::new(column))?.into_any())
+            let (column, exported) = column.map_err(malformed)?;
+            Ok(Py::new(py, PyArrowArray::new(column, exported))?.into_any())
         }
         Source::Stream(stream) => {
             let (stream, read) = py.detach(move || {
@@ -83,16 +90,6 @@ fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResul
             Ok(Py::new(py, PyArrowStream::new(chunks, exported))?.into_any())
         }
     }
-}
-
-/// A column with its default offsets made, so that exports find them.
-fn ready(column: Column) -> Column {
-    match column.default_type() {
-        Exported::Utf8 => drop(column.offsets32()),
-        Exported::LargeUtf8 => drop(column.offsets64()),
-        Exported::FixedBinary => {}
-    }
-    column
 }
 
 fn malformed(message: String) -> PyErr {
@@ -149,21 +146,11 @@ fn read_stream(
             break; // The end of the stream.
         }
         let rows = Rows::new(&array, shape).map_err(StreamError::Malformed)?;
-        chunks.push(Column::hash(rows, output));
+        chunks.push(Column::hash(rows, output).map_err(StreamError::Malformed)?);
     }
-    let exported = match chunks.first().map_or(Exported::Utf8, Column::default_type) {
-        Exported::FixedBinary => Exported::FixedBinary,
-        _ if output == Output::Binary => Exported::FixedBinary,
-        _ if chunks.iter().all(Column::fits_utf8) => Exported::Utf8,
-        _ => Exported::LargeUtf8,
-    };
-    for chunk in &chunks {
-        match exported {
-            Exported::Utf8 => drop(chunk.offsets32()),
-            Exported::LargeUtf8 => drop(chunk.offsets64()),
-            Exported::FixedBinary => {}
-        }
-    }
+    let columns: Vec<&Column> = chunks.iter().collect();
+    let exported = Exported::choose(output, shape.layout == Layout::View, &columns);
+    chunks.iter().for_each(|c| c.prepare(exported));
     Ok((chunks, exported))
 }
 

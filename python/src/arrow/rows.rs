@@ -29,7 +29,15 @@ enum Data<'a> {
     Empty,
     Offsets32(&'a [u8], Cow<'a, [i32]>),
     Offsets64(&'a [u8], Cow<'a, [i64]>),
-    Views(Vec<&'a [u8]>),
+    Views(ViewRows<'a>),
+}
+
+/// A view array's views in the window and its data buffers, each a slice
+/// of the size its producer gave, so that a row's bytes are found by a
+/// checked slice.
+struct ViewRows<'a> {
+    views: &'a [[u8; 16]],
+    data: Vec<&'a [u8]>,
 }
 
 impl<'a> Rows<'a> {
@@ -117,7 +125,7 @@ impl<'a> Rows<'a> {
                 let offsets = unsafe { offsets_window::<i64>(buffers[1], offset, len + 1)? };
                 Data::Offsets64(values(buffers[2], &offsets)?, offsets)
             }
-            Layout::View => Data::Views(views(buffers, offset, len, validity.as_ref())?),
+            Layout::View => Data::Views(views(buffers, offset, len)?),
         };
         Ok(Self {
             len,
@@ -135,19 +143,72 @@ impl<'a> Rows<'a> {
         self.validity.take()
     }
 
-    /// Hashes every row into `out` (nulls too, whatever bytes they cover:
-    /// their slots are masked by the validity bitmap).
-    pub fn digest_into(&self, out: &mut [[u8; 16]]) {
+    /// Hashes rows `start..start + out.len()` into `out` (nulls too,
+    /// whatever bytes they cover: their slots are masked by the validity
+    /// bitmap; a null view is read as empty). `scratch` holds a view
+    /// array's rows between calls, so that it is allocated once.
+    pub fn digest_range_into(
+        &self,
+        start: usize,
+        out: &mut [[u8; 16]],
+        scratch: &mut Vec<&'a [u8]>,
+    ) -> Result<(), String> {
+        let end = start + out.len();
         match &self.data {
             Data::Empty => {}
             Data::Offsets32(values, offsets) => {
-                md5x::multi::digest_offsets_into(values, offsets, out)
+                md5x::multi::digest_offsets_into(values, &offsets[start..=end], out)
             }
             Data::Offsets64(values, offsets) => {
-                md5x::multi::digest_offsets_into(values, offsets, out)
+                md5x::multi::digest_offsets_into(values, &offsets[start..=end], out)
             }
-            Data::Views(rows) => md5x::multi::digest_many_into(rows, out),
+            Data::Views(views) => {
+                scratch.clear();
+                for i in start..end {
+                    let null = self
+                        .validity
+                        .as_ref()
+                        .is_some_and(|v| v.bits[i / 8] >> (i % 8) & 1 == 0);
+                    scratch.push(if null { &[] } else { views.row(i)? });
+                }
+                md5x::multi::digest_many_into(scratch, out);
+            }
         }
+        Ok(())
+    }
+}
+
+impl<'a> ViewRows<'a> {
+    /// Row `i`'s bytes: in its view if 12 or fewer, else in the data
+    /// buffer and at the offset the view names, checked to lie inside it.
+    fn row(&self, i: usize) -> Result<&'a [u8], String> {
+        let view: &'a [u8; 16] = &self.views[i];
+        let field = |at: usize| i32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
+        let size = field(0);
+        let size = usize::try_from(size).map_err(|_| format!("row {i}'s length is {size}"))?;
+        if size <= 12 {
+            return Ok(&view[4..4 + size]);
+        }
+        let (index, start) = (field(8), field(12));
+        let buffer = usize::try_from(index)
+            .ok()
+            .and_then(|b| self.data.get(b))
+            .ok_or_else(|| {
+                format!(
+                    "row {i}'s view names data buffer {index} of {}",
+                    self.data.len()
+                )
+            })?;
+        usize::try_from(start)
+            .ok()
+            .and_then(|s| buffer.get(s..s.checked_add(size)?))
+            .ok_or_else(|| {
+                format!(
+                    "row {i}'s view ({start} + {size} bytes) is past the end of data buffer \
+                     {index} ({} bytes)",
+                    buffer.len()
+                )
+            })
     }
 }
 
@@ -324,70 +385,45 @@ fn values<'a, O: Bound>(buffer: *const c_void, offsets: &[O]) -> Result<&'a [u8]
     Ok(unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), end) })
 }
 
-/// Each row of a view array, checked: inline rows point into their view,
-/// the others into a data buffer, within its size (from the C interface's
-/// last buffer). Null rows are empty, whatever their views hold.
+/// A view array's views in the window, and its data buffers as slices of
+/// the sizes the C interface's last buffer gives.
 fn views<'a>(
     buffers: &'a [*const c_void],
     offset: usize,
     len: usize,
-    validity: Option<&Validity>,
-) -> Result<Vec<&'a [u8]>, String> {
+) -> Result<ViewRows<'a>, String> {
     let n = buffers.len();
     let data = &buffers[2..n - 1];
-    let sizes_buffer = buffers[n - 1].cast::<i64>();
-    if buffers[1].is_null() || (!data.is_empty() && sizes_buffer.is_null()) {
+    let sizes = buffers[n - 1].cast::<i64>();
+    if buffers[1].is_null() || (!data.is_empty() && sizes.is_null()) {
         return Err("its views or its variadic sizes buffer is NULL".into());
     }
-    let sizes: Vec<i64> = (0..data.len())
-        // SAFETY: the last buffer of a view array in the C interface holds
-        // one i64 size per data buffer (`n - 3` of them), not necessarily
-        // aligned.
-        .map(|i| unsafe { sizes_buffer.add(i).read_unaligned() })
-        .collect();
+    let data = data
+        .iter()
+        .enumerate()
+        .map(|(i, &pointer)| {
+            // SAFETY: the last buffer of a view array in the C interface
+            // holds one i64 size per data buffer (`n - 3` of them), not
+            // necessarily aligned.
+            let size = unsafe { sizes.add(i).read_unaligned() };
+            let size =
+                usize::try_from(size).map_err(|_| format!("data buffer {i}'s size is {size}"))?;
+            if size == 0 {
+                return Ok(&[][..]);
+            }
+            if pointer.is_null() {
+                return Err(format!("data buffer {i} is NULL but of {size} bytes"));
+            }
+            // SAFETY: data buffer `i` holds the `size` bytes its producer
+            // gives in the sizes buffer (checked not NULL).
+            Ok(unsafe { std::slice::from_raw_parts(pointer.cast::<u8>(), size) })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     // SAFETY: the views buffer holds one 16-byte view per slot, `offset +
     // len` of them; a `[u8; 16]` needs no alignment.
     let all = unsafe { std::slice::from_raw_parts(buffers[1].cast::<[u8; 16]>(), offset + len) };
-    let views = &all[offset..];
-    let field = |view: &[u8; 16], at: usize| {
-        i32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"))
-    };
-    let mut rows = Vec::with_capacity(len);
-    for (i, view) in views.iter().enumerate() {
-        if let Some(v) = validity {
-            if v.bits[i / 8] >> (i % 8) & 1 == 0 {
-                rows.push(&[][..]);
-                continue;
-            }
-        }
-        let size = field(view, 0);
-        let size = usize::try_from(size).map_err(|_| format!("row {i}'s length is {size}"))?;
-        if size <= 12 {
-            rows.push(&view[4..4 + size]);
-            continue;
-        }
-        let (index, start) = (field(view, 8), field(view, 12));
-        let buffer = usize::try_from(index)
-            .ok()
-            .filter(|&b| b < data.len())
-            .ok_or_else(|| format!("row {i}'s view names data buffer {index} of {}", data.len()))?;
-        let start =
-            usize::try_from(start).map_err(|_| format!("row {i}'s view offset is {start}"))?;
-        let fits = start
-            .checked_add(size)
-            .is_some_and(|end| end as i64 <= sizes[buffer]);
-        if !fits || data[buffer].is_null() {
-            return Err(format!(
-                "row {i}'s view ({start} + {size} bytes) is past the end of data buffer \
-                 {buffer} ({} bytes)",
-                sizes[buffer]
-            ));
-        }
-        // SAFETY: bytes `start..start + size` of data buffer `buffer`,
-        // within the size its producer gave (checked above).
-        rows.push(unsafe {
-            std::slice::from_raw_parts(data[buffer].cast::<u8>().add(start), size)
-        });
-    }
-    Ok(rows)
+    Ok(ViewRows {
+        views: &all[offset..],
+        data,
+    })
 }
