@@ -34,8 +34,9 @@ class ArrowArray:
 
     ``pyarrow.array(r)``, ``polars.Series(r)`` and other consumers read its
     buffers in place. Its type is ``string`` for hex and base64 digests
-    (``large_string`` past 67,108,863 rows of hex; a consumer may request
-    either) and ``fixed_size_binary(16)`` for binary ones.
+    (``string_view`` for a view input, ``large_string`` past 67,108,863 rows
+    of hex; a consumer may request any of the three) and
+    ``fixed_size_binary(16)`` for binary ones.
     """
 
     def __arrow_c_array__(

@@ -42,10 +42,11 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// other types raise ``TypeError``. Slices and nulls are
 /// honoured: a null row gives a null digest.
 ///
-/// ``output`` is ``"hex"`` (32 lowercase hex digits a row, as a string
-/// column: utf8, or large_utf8 past 67,108,863 rows), ``"binary"`` (the 16
-/// bytes, fixed_size_binary(16)) or ``"base64"`` (24 characters, padded, as
-/// HTTP's Content-MD5); anything else raises ``ValueError``.
+/// ``output`` is ``"hex"`` (32 lowercase hex digits a row), ``"binary"``
+/// (the 16 bytes, fixed_size_binary(16)) or ``"base64"`` (24 characters,
+/// padded, as HTTP's Content-MD5); anything else raises ``ValueError``. Hex
+/// and base64 are a utf8 column (large_utf8 past 2**31 bytes of them), or
+/// utf8_view for a view input.
 ///
 /// The result is an ``ArrowArray`` for an array and an ``ArrowStream``
 /// (one array for each of the input's) for a stream; both export the
