@@ -227,6 +227,10 @@ def test_requested_schema():
     assert pa.array(result, type=pa.string_view()).to_pylist() == expected(["a", None])
     stream = md5x.hash_array(pa.chunked_array([["a"], ["b"]]))
     assert pa.chunked_array(stream, type=pa.large_string()).type == pa.large_string()
+    empty = md5x.hash_array(pa.chunked_array([], pa.string()), "base64")
+    assert "base64 digests" in repr(empty) and "0 arrays" in repr(empty)
+    with pytest.raises(ValueError, match="cannot export them as int8"):
+        empty.__arrow_c_stream__(pa.int8().__arrow_c_schema__())
     views = md5x.hash_array(pa.array(["a", None], pa.string_view()))
     assert pa.array(views, type=pa.string()).to_pylist() == expected(["a", None])
 

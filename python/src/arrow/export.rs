@@ -4,7 +4,7 @@
 //! reference to them that its release callback drops, so a consumer reads
 //! them in place (`pa.array(r)`, `pl.Series(r)` copy nothing).
 
-use super::column::{Column, Exported};
+use super::column::{Column, Exported, Output};
 use super::ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Releasable};
 use super::format::describe;
 use super::import::requested_format;
@@ -28,6 +28,7 @@ pub(crate) struct PyArrowArray {
 #[pyclass(module = "md5x", name = "ArrowStream", frozen)]
 pub(crate) struct PyArrowStream {
     chunks: Arc<[Arc<Column>]>,
+    output: Output,
     exported: Exported,
 }
 
@@ -41,9 +42,10 @@ impl PyArrowArray {
 }
 
 impl PyArrowStream {
-    pub fn new(chunks: Vec<Column>, exported: Exported) -> Self {
+    pub fn new(chunks: Vec<Column>, output: Output, exported: Exported) -> Self {
         Self {
             chunks: chunks.into_iter().map(Arc::new).collect(),
+            output,
             exported,
         }
     }
@@ -58,7 +60,12 @@ impl PyArrowArray {
         py: Python<'py>,
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
-        let exported = requested(requested_schema, &[&self.column], self.exported)?;
+        let exported = requested(
+            requested_schema,
+            self.column.output,
+            &[&self.column],
+            self.exported,
+        )?;
         let schema = schema_capsule(py, exported)?;
         let array = array_capsule(py, array(self.column.clone(), exported))?;
         Ok((schema, array))
@@ -71,7 +78,12 @@ impl PyArrowArray {
         py: Python<'py>,
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
-        let exported = requested(requested_schema, &[&self.column], self.exported)?;
+        let exported = requested(
+            requested_schema,
+            self.column.output,
+            &[&self.column],
+            self.exported,
+        )?;
         stream_capsule(py, Arc::from([self.column.clone()]), exported)
     }
 
@@ -102,16 +114,16 @@ impl PyArrowStream {
         requested_schema: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let columns: Vec<&Column> = self.chunks.iter().map(|c| &**c).collect();
-        let exported = requested(requested_schema, &columns, self.exported)?;
+        let exported = requested(requested_schema, self.output, &columns, self.exported)?;
         stream_capsule(py, self.chunks.clone(), exported)
     }
 
     fn __repr__(&self) -> String {
         let rows: usize = self.chunks.iter().map(|c| c.len).sum();
         let nulls: usize = self.chunks.iter().map(|c| c.nulls()).sum();
-        let output = self.chunks.first().map_or("", |c| c.output.name());
         format!(
-            "md5x.ArrowStream({output} digests as {}, {} array{}, {rows} rows, {nulls} null)",
+            "md5x.ArrowStream({} digests as {}, {} array{}, {rows} rows, {nulls} null)",
+            self.output.name(),
             self.exported.name(),
             self.chunks.len(),
             if self.chunks.len() == 1 { "" } else { "s" }
@@ -125,6 +137,7 @@ impl PyArrowStream {
 /// has a producer do when it cannot meet one.
 fn requested(
     requested_schema: Option<&Bound<'_, PyAny>>,
+    output: Output,
     columns: &[&Column],
     default: Exported,
 ) -> PyResult<Exported> {
@@ -132,7 +145,6 @@ fn requested(
         return Ok(default);
     };
     let format = requested_format(requested_schema)?;
-    let output = columns.first().map(|c| c.output);
     let fits = |e: Exported| e != Exported::Utf8 || columns.iter().all(|c| c.fits_utf8());
     // Made here, with the GIL held, where a request differs from the
     // default (made while hashing).
@@ -140,7 +152,7 @@ fn requested(
         columns.iter().for_each(|c| c.prepare(e));
         e
     };
-    match output.map_or(Some(default), |o| Exported::parse(&format, o)) {
+    match Exported::parse(&format, output) {
         Some(e) if fits(e) => Ok(prepare(e)),
         _ => {
             let pointer = requested_schema

@@ -88,7 +88,7 @@ fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResul
             });
             drop(stream);
             let (chunks, exported) = read?;
-            Ok(Py::new(py, PyArrowStream::new(chunks, exported))?.into_any())
+            Ok(Py::new(py, PyArrowStream::new(chunks, output, exported))?.into_any())
         }
     }
 }
