@@ -5,6 +5,8 @@ ask for it, never to resist an attacker.
 """
 
 from ._md5x import (
+    ArrowArray,
+    ArrowStream,
     __version__,
     digest_many,
     hash_array,
@@ -15,6 +17,8 @@ from ._md5x import (
 )
 
 __all__ = [
+    "ArrowArray",
+    "ArrowStream",
     "__version__",
     "digest_many",
     "hash_array",

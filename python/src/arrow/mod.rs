@@ -1,22 +1,176 @@
-//! `md5x.hash_array`: a placeholder until the Arrow module lands; it
-//! registers a `hash_array` that raises, so that `import md5x` works.
+//! `md5x.hash_array`: the MD5 of each row of an Arrow column of strings or
+//! binaries, read in place through the Arrow PyCapsule interface, hashed in
+//! one `md5x::multi` batch with the GIL released, and handed back through
+//! the same interface. No Python object is made per row, and pyarrow is not
+//! needed: the C Data Interface structs are declared here.
+//!
+//! `ffi` declares the structs, `import` takes them from capsules, `format`
+//! reads a schema's type, `rows` checks and hashes an array's rows,
+//! `column` holds and encodes the digests, `export` hands them out.
 
-use pyo3::exceptions::PyNotImplementedError;
+mod column;
+mod export;
+mod ffi;
+mod format;
+mod import;
+mod rows;
+
+use column::{Column, Exported, Output};
+use export::{PyArrowArray, PyArrowStream};
+use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported};
+use format::Layout;
+use import::Source;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-
-/// hash_array(array, /, output="hex")
-/// --
-///
-/// Not in this build.
-#[pyfunction]
-#[pyo3(signature = (array, /, output = "hex"))]
-fn hash_array(array: &Bound<'_, PyAny>, output: &str) -> PyResult<()> {
-    let _ = (array, output);
-    Err(PyNotImplementedError::new_err(
-        "md5x.hash_array is not in this build",
-    ))
-}
+use rows::Rows;
+use std::ffi::CStr;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(hash_array, m)?)
+    m.add_function(wrap_pyfunction!(hash_array, m)?)?;
+    m.add_class::<PyArrowArray>()?;
+    m.add_class::<PyArrowStream>()?;
+    Ok(())
+}
+
+/// The MD5 of each row of an Arrow column, as an Arrow column.
+///
+/// ``array`` is any object with ``__arrow_c_array__`` or
+/// ``__arrow_c_stream__`` (a pyarrow ``Array`` or ``ChunkedArray``, a
+/// Polars ``Series``, a nanoarrow or arro3 array, DuckDB and DataFusion
+/// results) of type utf8, large_utf8, utf8_view, binary, large_binary or
+/// binary_view, or a table or record batch stream of one such column;
+/// other types raise ``TypeError``. Slices and nulls are
+/// honoured: a null row gives a null digest.
+///
+/// ``output`` is ``"hex"`` (32 lowercase hex digits a row), ``"binary"``
+/// (the 16 bytes, fixed_size_binary(16)) or ``"base64"`` (24 characters,
+/// padded, as HTTP's Content-MD5); anything else raises ``ValueError``. Hex
+/// and base64 are a utf8 column (large_utf8 past 2**31 bytes of them), or
+/// utf8_view for a view input.
+///
+/// The result is an ``ArrowArray`` for an array and an ``ArrowStream``
+/// (one array for each of the input's) for a stream; both export the
+/// PyCapsule interface, so ``pyarrow.array(r)``, ``pyarrow.chunked_array(r)``
+/// and ``polars.Series(r)`` take them without a copy. The GIL is released
+/// while the rows are hashed.
+#[pyfunction]
+#[pyo3(signature = (array, /, output = "hex"))]
+fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResult<Py<PyAny>> {
+    let output = Output::parse(output).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "output must be \"hex\", \"binary\" or \"base64\", not {output:?}"
+        ))
+    })?;
+    match import::export(array)? {
+        Source::Array(schema, array) => {
+            let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
+            // The imported structs come back out, to be released with the
+            // GIL held, as a producer may need it to free its memory.
+            let views = shape.layout == Layout::View;
+            let (array, column) = py.detach(move || {
+                let column = Rows::new(&array, shape).and_then(|rows| {
+                    let column = Column::hash(rows, output)?;
+                    let exported = Exported::choose(output, views, &[&column]);
+                    column.prepare(exported);
+                    Ok((column, exported))
+                });
+                (array, column)
+            });
+            drop((schema, array));
+            let (column, exported) = column.map_err(malformed)?;
+            Ok(Py::new(py, PyArrowArray::new(column, exported))?.into_any())
+        }
+        Source::Stream(stream) => {
+            let (stream, read) = py.detach(move || {
+                let mut stream = stream;
+                let read = read_stream(&mut stream, output);
+                (stream, read)
+            });
+            drop(stream);
+            let (chunks, exported) = read?;
+            Ok(Py::new(py, PyArrowStream::new(chunks, output, exported))?.into_any())
+        }
+    }
+}
+
+fn malformed(message: String) -> PyErr {
+    PyValueError::new_err(format!("malformed Arrow array: {message}"))
+}
+
+/// Why reading a stream failed.
+enum StreamError {
+    /// Its type is not one `hash_array` reads.
+    Type(String),
+    /// An array of it breaks the format's rules.
+    Malformed(String),
+    /// Its producer reported an error.
+    Producer(String),
+}
+
+impl From<StreamError> for PyErr {
+    fn from(e: StreamError) -> PyErr {
+        match e {
+            StreamError::Type(m) => PyTypeError::new_err(m),
+            StreamError::Malformed(m) => malformed(m),
+            StreamError::Producer(m) => PyRuntimeError::new_err(m),
+        }
+    }
+}
+
+/// Hashes each array of `stream`, and picks the one type that all the
+/// results are exported as.
+fn read_stream(
+    stream: &mut Imported<ArrowArrayStream>,
+    output: Output,
+) -> Result<(Vec<Column>, Exported), StreamError> {
+    let (Some(get_schema), Some(get_next)) = (stream.get_schema, stream.get_next) else {
+        return Err(StreamError::Malformed(
+            "the stream has no get_schema or get_next".into(),
+        ));
+    };
+    let mut schema = Imported::<ArrowSchema>::empty();
+    // SAFETY: a live stream's callback, given the stream and a released
+    // schema to fill.
+    let code = unsafe { get_schema(stream.as_mut_ptr(), schema.as_mut_ptr()) };
+    check(stream, code)?;
+    let shape = format::shape(&schema).map_err(StreamError::Type)?;
+    let mut chunks = Vec::new();
+    // Each array is released once hashed, without the GIL: the C stream
+    // interface's consumers (pyarrow's among them) pull and release arrays
+    // with it released, so producers take it where they need it.
+    loop {
+        let mut array = Imported::<ArrowArray>::empty();
+        // SAFETY: as above, with a released array to fill.
+        let code = unsafe { get_next(stream.as_mut_ptr(), array.as_mut_ptr()) };
+        check(stream, code)?;
+        if !array.is_live() {
+            break; // The end of the stream.
+        }
+        let rows = Rows::new(&array, shape).map_err(StreamError::Malformed)?;
+        chunks.push(Column::hash(rows, output).map_err(StreamError::Malformed)?);
+    }
+    let columns: Vec<&Column> = chunks.iter().collect();
+    let exported = Exported::choose(output, shape.layout == Layout::View, &columns);
+    chunks.iter().for_each(|c| c.prepare(exported));
+    Ok((chunks, exported))
+}
+
+/// The producer's error, where `code` (an errno value) is not 0.
+fn check(stream: &mut Imported<ArrowArrayStream>, code: i32) -> Result<(), StreamError> {
+    if code == 0 {
+        return Ok(());
+    }
+    let message = stream
+        .get_last_error
+        // SAFETY: a live stream's callback; its result, if not NULL, is a
+        // NUL-terminated string valid until the next call on the stream.
+        .map(|f| unsafe { f(stream.as_mut_ptr()) })
+        .filter(|m| !m.is_null())
+        // SAFETY: as above.
+        .map(|m| unsafe { CStr::from_ptr(m) }.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Err(StreamError::Producer(format!(
+        "the Arrow stream failed (error {code}){}{message}",
+        if message.is_empty() { "" } else { ": " }
+    )))
 }

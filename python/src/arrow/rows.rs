@@ -1,0 +1,429 @@
+//! The rows of an imported array, checked before anything is read (the
+//! producer's memory is untrusted: lengths, offsets, views and null counts
+//! are checked against each other), then hashed in one batch through
+//! `md5x::multi`.
+
+use super::ffi::ArrowArray;
+use super::format::{Layout, Shape};
+use std::borrow::Cow;
+use std::ffi::c_void;
+
+/// The checked rows of one array, in the window its `offset` and `length`
+/// give.
+pub(crate) struct Rows<'a> {
+    len: usize,
+    validity: Option<Validity>,
+    data: Data<'a>,
+}
+
+/// Which rows are null, as a bitmap from bit 0 (the input's window moved to
+/// the start), and how many.
+pub(crate) struct Validity {
+    pub bits: Vec<u8>,
+    pub nulls: usize,
+    /// Rows it covers.
+    pub len: usize,
+}
+
+enum Data<'a> {
+    Empty,
+    Offsets32(&'a [u8], Cow<'a, [i32]>),
+    Offsets64(&'a [u8], Cow<'a, [i64]>),
+    Views(ViewRows<'a>),
+}
+
+/// A view array's views in the window and its data buffers, each a slice
+/// of the size its producer gave, so that a row's bytes are found by a
+/// checked slice.
+struct ViewRows<'a> {
+    views: &'a [[u8; 16]],
+    data: Vec<&'a [u8]>,
+}
+
+impl<'a> Rows<'a> {
+    /// Checks `array`, of type `shape`, and borrows its rows.
+    pub fn new(array: &'a ArrowArray, shape: Shape) -> Result<Self, String> {
+        if !shape.in_struct {
+            return Self::read(array, shape.layout, Window::Own);
+        }
+        // A struct of one column (a record batch of one column): its
+        // child's rows, in the struct's window, null where either is.
+        let (offset, len) = span(array)?;
+        if array.n_children != 1 || array.children.is_null() {
+            return Err(format!(
+                "a struct of one column has 1 child, this one has {}",
+                array.n_children
+            ));
+        }
+        let buffers = buffers(array, 1)?;
+        let outer = validity(buffers[0], array.null_count, len, offset, len)?;
+        // SAFETY: a live struct array's `children` holds `n_children`
+        // (1, checked) pointers to live arrays.
+        let child = unsafe { *array.children };
+        if child.is_null() {
+            return Err("its child is NULL".into());
+        }
+        // SAFETY: as above, checked not NULL.
+        let child = unsafe { &*child };
+        let (_, child_len) = span(child)?;
+        if child_len < offset + len {
+            return Err(format!(
+                "its child has {child_len} rows, fewer than the struct's offset + length \
+                 ({offset} + {len})"
+            ));
+        }
+        let mut rows = Self::read(child, shape.layout, Window::Within { offset, len })?;
+        rows.validity = and(rows.validity, outer);
+        Ok(rows)
+    }
+
+    /// Checks `array`, of type `layout`, and borrows the rows of `window`.
+    fn read(array: &'a ArrowArray, layout: Layout, window: Window) -> Result<Self, String> {
+        let (own_offset, own_len) = span(array)?;
+        let (offset, len) = match window {
+            Window::Own => (own_offset, own_len),
+            Window::Within { offset, len } => (own_offset + offset, len),
+        };
+        if array.n_children != 0 {
+            return Err(format!(
+                "a byte-string array has no children, this one has {}",
+                array.n_children
+            ));
+        }
+        let n_buffers = count(array.n_buffers, "n_buffers")?;
+        let wanted = match layout {
+            Layout::Offsets32 | Layout::Offsets64 => n_buffers == 3,
+            Layout::View => n_buffers >= 3,
+        };
+        if !wanted {
+            return Err(format!(
+                "{n_buffers} buffers, where the type has {}",
+                match layout {
+                    Layout::View => "3 or more (validity, views, data..., sizes)",
+                    _ => "3 (validity, offsets, values)",
+                }
+            ));
+        }
+        let buffers = buffers(array, n_buffers)?;
+        let validity = validity(buffers[0], array.null_count, own_len, offset, len)?;
+        if len == 0 {
+            return Ok(Self {
+                len,
+                validity,
+                data: Data::Empty,
+            });
+        }
+        let data = match layout {
+            Layout::Offsets32 => {
+                // SAFETY: an array of this type with `offset + length` rows
+                // has at least that many i32 offsets plus one.
+                let offsets = unsafe { offsets_window::<i32>(buffers[1], offset, len + 1)? };
+                Data::Offsets32(values(buffers[2], &offsets)?, offsets)
+            }
+            Layout::Offsets64 => {
+                // SAFETY: as above, with i64 offsets.
+                let offsets = unsafe { offsets_window::<i64>(buffers[1], offset, len + 1)? };
+                Data::Offsets64(values(buffers[2], &offsets)?, offsets)
+            }
+            Layout::View => Data::Views(views(buffers, offset, len)?),
+        };
+        Ok(Self {
+            len,
+            validity,
+            data,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The rows' null bitmap and count, `None` where no row is null.
+    pub fn take_validity(&mut self) -> Option<Validity> {
+        self.validity.take()
+    }
+
+    /// Hashes rows `start..start + out.len()` into `out` (nulls too,
+    /// whatever bytes they cover: their slots are masked by the validity
+    /// bitmap; a null view is read as empty). `scratch` holds a view
+    /// array's rows between calls, so that it is allocated once.
+    pub fn digest_range_into(
+        &self,
+        start: usize,
+        out: &mut [[u8; 16]],
+        scratch: &mut Vec<&'a [u8]>,
+    ) -> Result<(), String> {
+        let end = start + out.len();
+        match &self.data {
+            Data::Empty => {}
+            Data::Offsets32(values, offsets) => {
+                md5x::multi::digest_offsets_into(values, &offsets[start..=end], out)
+            }
+            Data::Offsets64(values, offsets) => {
+                md5x::multi::digest_offsets_into(values, &offsets[start..=end], out)
+            }
+            Data::Views(views) => {
+                scratch.clear();
+                for i in start..end {
+                    let null = self
+                        .validity
+                        .as_ref()
+                        .is_some_and(|v| v.bits[i / 8] >> (i % 8) & 1 == 0);
+                    scratch.push(if null { &[] } else { views.row(i)? });
+                }
+                md5x::multi::digest_many_into(scratch, out);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'a> ViewRows<'a> {
+    /// Row `i`'s bytes: in its view if 12 or fewer, else in the data
+    /// buffer and at the offset the view names, checked to lie inside it.
+    fn row(&self, i: usize) -> Result<&'a [u8], String> {
+        let view: &'a [u8; 16] = &self.views[i];
+        let field = |at: usize| i32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
+        let size = field(0);
+        let size = usize::try_from(size).map_err(|_| format!("row {i}'s length is {size}"))?;
+        if size <= 12 {
+            return Ok(&view[4..4 + size]);
+        }
+        let (index, start) = (field(8), field(12));
+        let buffer = usize::try_from(index)
+            .ok()
+            .and_then(|b| self.data.get(b))
+            .ok_or_else(|| {
+                format!(
+                    "row {i}'s view names data buffer {index} of {}",
+                    self.data.len()
+                )
+            })?;
+        usize::try_from(start)
+            .ok()
+            .and_then(|s| buffer.get(s..s.checked_add(size)?))
+            .ok_or_else(|| {
+                format!(
+                    "row {i}'s view ({start} + {size} bytes) is past the end of data buffer \
+                     {index} ({} bytes)",
+                    buffer.len()
+                )
+            })
+    }
+}
+
+/// Which rows of an array to read.
+enum Window {
+    /// Its own: `offset..offset + length`.
+    Own,
+    /// `len` rows from `offset` within its own (a struct's window over its
+    /// child).
+    Within { offset: usize, len: usize },
+}
+
+/// An array's `offset` and `length`, checked not negative and, with the
+/// one offset past the end, within `usize`.
+fn span(array: &ArrowArray) -> Result<(usize, usize), String> {
+    let len = count(array.length, "length")?;
+    let offset = count(array.offset, "offset")?;
+    offset
+        .checked_add(len)
+        .and_then(|end| end.checked_add(1))
+        .ok_or("offset + length overflows")?;
+    Ok((offset, len))
+}
+
+/// An array's buffer pointers, `n_buffers` of them (at least `at_least`).
+fn buffers(array: &ArrowArray, at_least: usize) -> Result<&[*const c_void], String> {
+    let n = count(array.n_buffers, "n_buffers")?;
+    if n < at_least || array.buffers.is_null() {
+        return Err(format!(
+            "{n} buffers (pointer NULL: {})",
+            array.buffers.is_null()
+        ));
+    }
+    // SAFETY: a live array's `buffers` holds `n_buffers` pointers (checked
+    // not NULL above).
+    Ok(unsafe { std::slice::from_raw_parts(array.buffers, n) })
+}
+
+/// Rows null where either bitmap says so.
+fn and(a: Option<Validity>, b: Option<Validity>) -> Option<Validity> {
+    match (a, b) {
+        (Some(mut a), Some(b)) => {
+            for (x, y) in a.bits.iter_mut().zip(&b.bits) {
+                *x &= y;
+            }
+            let valid: usize = a.bits.iter().map(|b| b.count_ones() as usize).sum();
+            a.nulls = a.len - valid;
+            Some(a)
+        }
+        (a, b) => a.or(b),
+    }
+}
+
+/// A non-negative count from the array's struct.
+fn count(value: i64, what: &str) -> Result<usize, String> {
+    usize::try_from(value).map_err(|_| format!("its {what} is negative ({value})"))
+}
+
+/// The null bitmap of rows `offset..offset + len`, moved to bit 0, and its
+/// null count; `None` where no row is null.
+fn validity(
+    buffer: *const c_void,
+    null_count: i64,
+    array_len: usize,
+    offset: usize,
+    len: usize,
+) -> Result<Option<Validity>, String> {
+    if null_count == 0 || len == 0 {
+        return Ok(None);
+    }
+    if null_count < -1 || null_count > array_len as i64 {
+        return Err(format!("null_count is {null_count}, for {array_len} rows"));
+    }
+    if buffer.is_null() {
+        return if null_count == -1 {
+            Ok(None)
+        } else {
+            Err(format!(
+                "null_count is {null_count} but there is no validity bitmap"
+            ))
+        };
+    }
+    let first = offset / 8;
+    let bytes = (offset + len).div_ceil(8) - first;
+    // SAFETY: a validity bitmap has a bit for each of the array's
+    // `offset + length` slots, so bytes `first..first + bytes` exist (u8:
+    // no alignment to meet).
+    let source = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>().add(first), bytes) };
+    let shift = offset % 8;
+    let mut bits: Vec<u8> = if shift == 0 {
+        source.to_vec()
+    } else {
+        (0..len.div_ceil(8))
+            .map(|i| {
+                let low = source[i] >> shift;
+                let high = source.get(i + 1).map_or(0, |b| b << (8 - shift));
+                low | high
+            })
+            .collect()
+    };
+    bits.truncate(len.div_ceil(8));
+    if !len.is_multiple_of(8) {
+        // Bits past the last row are not the window's.
+        *bits.last_mut().expect("len > 0") &= (1u8 << (len % 8)) - 1;
+    }
+    let valid: usize = bits.iter().map(|b| b.count_ones() as usize).sum();
+    let nulls = len - valid;
+    Ok((nulls > 0).then_some(Validity { bits, nulls, len }))
+}
+
+/// The offsets of rows `offset..offset + n - 1` (`n` of them), borrowed
+/// where aligned, copied where not (the C interface recommends alignment
+/// but does not require it).
+///
+/// # Safety
+///
+/// `buffer`, unless NULL, holds at least `offset + n` values of `T`.
+unsafe fn offsets_window<'a, T: Copy>(
+    buffer: *const c_void,
+    offset: usize,
+    n: usize,
+) -> Result<Cow<'a, [T]>, String> {
+    if buffer.is_null() {
+        return Err("its offsets buffer is NULL".into());
+    }
+    // SAFETY: the caller's promise: `offset + n` values from `buffer`.
+    let start = unsafe { buffer.cast::<T>().add(offset) };
+    if start.is_aligned() {
+        // SAFETY: as above, `n` values from `start`, aligned (checked).
+        Ok(Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(start, n)
+        }))
+    } else {
+        // SAFETY: as above; each read is unaligned-tolerant.
+        Ok(Cow::Owned(
+            (0..n)
+                .map(|i| unsafe { start.add(i).read_unaligned() })
+                .collect(),
+        ))
+    }
+}
+
+/// An offset type, for the checks that do not depend on its width.
+trait Bound: Copy + Ord + Into<i64> {}
+impl Bound for i32 {}
+impl Bound for i64 {}
+
+/// The values buffer, up to the last of `offsets`, once the offsets are
+/// checked: the first not negative, none below the one before.
+fn values<'a, O: Bound>(buffer: *const c_void, offsets: &[O]) -> Result<&'a [u8], String> {
+    let first: i64 = offsets[0].into();
+    if first < 0 {
+        return Err(format!("its first offset is negative ({first})"));
+    }
+    if let Some(i) = offsets.windows(2).position(|w| w[0] > w[1]) {
+        return Err(format!(
+            "its offsets decrease at row {i} ({} > {})",
+            offsets[i].into(),
+            offsets[i + 1].into()
+        ));
+    }
+    let end = usize::try_from(offsets[offsets.len() - 1].into()).map_err(|e| e.to_string())?;
+    if end == 0 {
+        return Ok(&[]);
+    }
+    if buffer.is_null() {
+        return Err(format!(
+            "its values buffer is NULL but its offsets reach {end}"
+        ));
+    }
+    // SAFETY: the values buffer of a byte-string array holds at least as
+    // many bytes as its last offset says (the C interface carries no
+    // buffer sizes; this is the layout's own rule), `end` here.
+    Ok(unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), end) })
+}
+
+/// A view array's views in the window, and its data buffers as slices of
+/// the sizes the C interface's last buffer gives.
+fn views<'a>(
+    buffers: &'a [*const c_void],
+    offset: usize,
+    len: usize,
+) -> Result<ViewRows<'a>, String> {
+    let n = buffers.len();
+    let data = &buffers[2..n - 1];
+    let sizes = buffers[n - 1].cast::<i64>();
+    if buffers[1].is_null() || (!data.is_empty() && sizes.is_null()) {
+        return Err("its views or its variadic sizes buffer is NULL".into());
+    }
+    let data = data
+        .iter()
+        .enumerate()
+        .map(|(i, &pointer)| {
+            // SAFETY: the last buffer of a view array in the C interface
+            // holds one i64 size per data buffer (`n - 3` of them), not
+            // necessarily aligned.
+            let size = unsafe { sizes.add(i).read_unaligned() };
+            let size =
+                usize::try_from(size).map_err(|_| format!("data buffer {i}'s size is {size}"))?;
+            if size == 0 {
+                return Ok(&[][..]);
+            }
+            if pointer.is_null() {
+                return Err(format!("data buffer {i} is NULL but of {size} bytes"));
+            }
+            // SAFETY: data buffer `i` holds the `size` bytes its producer
+            // gives in the sizes buffer (checked not NULL).
+            Ok(unsafe { std::slice::from_raw_parts(pointer.cast::<u8>(), size) })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    // SAFETY: the views buffer holds one 16-byte view per slot, `offset +
+    // len` of them; a `[u8; 16]` needs no alignment.
+    let all = unsafe { std::slice::from_raw_parts(buffers[1].cast::<[u8; 16]>(), offset + len) };
+    Ok(ViewRows {
+        views: &all[offset..],
+        data,
+    })
+}
