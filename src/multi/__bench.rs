@@ -2,9 +2,13 @@
 //! one run, and for the tests and fuzz targets that run every batch form on
 //! every kernel. Not part of the API.
 
-use super::offsets::{Offset, Offsets};
-use super::pieces::{PieceLists, Prefixed, Suffixed};
-use super::{check_out, digest_batch, BlockPtrs, Kernel, LaneStates, Slices, MAX_LANES};
+use super::forms::check_out;
+use super::forms::offsets::{Offset, Offsets};
+use super::forms::pieces::{PieceLists, Prefixed, Suffixed};
+use super::kernel::Kernel;
+use super::scheduler::digest_batch;
+use super::scheduler::source::Slices;
+use super::state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::marker::PhantomData;
 
 /// The kernels this build has that the CPU can run.
@@ -41,7 +45,7 @@ fn kernel(name: &str) -> Kernel {
 /// If `groups` is not 1 to 4.
 #[cfg(md5_sse2)]
 pub fn set_avx512_groups(groups: usize) {
-    super::avx512::set_groups(groups);
+    super::kernel::avx512::set_groups(groups);
 }
 
 /// [`super::digest_many_into`] with kernel `name`.

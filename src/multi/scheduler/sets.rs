@@ -4,12 +4,13 @@
 //! into the lanes' blocks, whole-block ones of one length in place, and
 //! their digests out four lanes at a time.
 
+use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
+use super::queue::{Entry, Queue};
+use super::source::{Message, Source};
 use super::{Scheduler, BUF, BUF_BLOCKS};
 use crate::compress::soft::pad::to_bytes;
-use crate::multi::pad::{block_words, padded_blocks, whole_block_pad, write_end};
-use crate::multi::queue::{Entry, Queue};
-use crate::multi::source::{Message, Source};
-use crate::multi::{LaneStates, MAX_LANES};
+use crate::multi::kernel::digests4;
+use crate::multi::state::{LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
 impl<'a> Scheduler<'a> {
@@ -102,7 +103,7 @@ impl<'a> Scheduler<'a> {
         let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
             debug_assert!(lanes.start.is_multiple_of(4) && lanes.len().is_multiple_of(4));
             for (k, quad) in run[lanes.clone()].chunks_exact_mut(4).enumerate() {
-                quad.copy_from_slice(&state.digests4(lanes.start + 4 * k));
+                quad.copy_from_slice(&digests4(state, lanes.start + 4 * k));
             }
         };
         if equal {
@@ -257,7 +258,7 @@ fn emit<M>(
     while lane < lanes.end {
         let i = lane - lanes.start;
         if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
-            for (e, d) in set[i..i + 4].iter().zip(state.digests4(lane)) {
+            for (e, d) in set[i..i + 4].iter().zip(digests4(state, lane)) {
                 out[e.index] = d;
             }
             lane += 4;

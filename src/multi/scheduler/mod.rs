@@ -12,23 +12,28 @@
 //!   the queue's order makes most sets), its digests leaving the state four
 //!   lanes at a time: no per-lane bookkeeping at all. A set of one
 //!   whole-block length runs in place instead, its shared padding block
-//!   from broadcast words. (`scheduler/sets.rs`)
+//!   from broadcast words. (`sets.rs`)
 //! * Otherwise messages start lane by lane: short ones copied into the
 //!   lane's buffer, longer ones run from the caller's memory, then from
 //!   their padding, which for whole-block messages of the batch's first
 //!   such length is one block built once and shared. Messages in pieces
 //!   copy the blocks that straddle pieces to the lane's buffer, and run
-//!   their longest piece's whole blocks in place. (`scheduler/start.rs`)
+//!   their longest piece's whole blocks in place. (`start.rs`)
 //!   Lanes are tracked in bit masks, and each kernel call is followed by
-//!   one pass over the busy lanes. (`scheduler/step.rs`)
+//!   one pass over the busy lanes. (`step.rs`)
 
-use super::queue::Queue;
-use super::single;
-use super::source::{Source, Start};
-use super::{BlockPtrs, Kernel, LaneStates, MAX_LANES};
+use crate::multi::kernel::Kernel;
+use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
+use queue::Queue;
+use source::{Source, Start};
 
+pub(super) mod copy;
+pub(super) mod pad;
+pub(super) mod queue;
 mod sets;
+pub(super) mod single;
+pub(super) mod source;
 mod start;
 mod step;
 

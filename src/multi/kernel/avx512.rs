@@ -59,7 +59,7 @@ static GROUPS: AtomicUsize = AtomicUsize::new(0);
 /// Makes [`groups`] answer `groups` (1 to 4) from now on, whatever the CPU:
 /// so that one machine can run the scheduler at every AVX-512 width (see
 /// `__bench::set_avx512_groups`).
-pub(super) fn set_groups(groups: usize) {
+pub(crate) fn set_groups(groups: usize) {
     let max = Kernel::Avx512.max_groups();
     assert!(
         (1..=max).contains(&groups),
