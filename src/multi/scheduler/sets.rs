@@ -4,7 +4,7 @@
 //! into the lanes' blocks, whole-block ones of one length in place, and
 //! their digests out four lanes at a time.
 
-use super::{Scheduler, BUF, BUF_BLOCKS};
+use super::{stagger, Scheduler, BUF, BUF_BLOCKS};
 use crate::compress::soft::pad::to_bytes;
 use crate::multi::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use crate::multi::queue::{Entry, Queue};
@@ -144,7 +144,7 @@ impl<'a> Scheduler<'a> {
     /// which compile to a run of vector stores, where a fill of `used`
     /// lanes would be a loop.
     #[inline(always)]
-    fn init_state(&mut self) {
+    pub(super) fn init_state(&mut self) {
         for (row, init) in self.state.rows.iter_mut().zip(self.start.state) {
             *row = [init; MAX_LANES];
         }
@@ -231,6 +231,11 @@ impl<'a> Scheduler<'a> {
         self.init_state();
         let total = self.start.len.wrapping_add(len as u64);
         let pad = block_words(&whole_block_pad(total));
+        if let Some(delay) = stagger::delays(self.kernel, &self.ptr[..used], len / 64) {
+            self.run_staggered(len / 64, used, &delay, &pad);
+            done(&self.state, 0..used);
+            return;
+        }
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_batch`), and `2 <= used <=
         // self.width`; each of the `span` pointers points at a message of

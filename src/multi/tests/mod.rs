@@ -16,6 +16,7 @@ use test_rng::Rng;
 
 mod forms;
 pub(super) mod soft_wide;
+mod stagger;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
 /// which interprets every vector instruction, finishes in minutes. The
