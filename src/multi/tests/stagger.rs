@@ -1,6 +1,6 @@
 //! Staggered lanes (`scheduler/stagger.rs`): equal whole-block messages a
-//! multiple of 4 KiB apart, hashed with their lanes started up to `spread
-//! - 1` blocks apart, against `Md5::digest`: messages shorter than the
+//! multiple of 4 KiB apart, hashed with their lanes started up to a spread
+//! less one block apart, against `Md5::digest`: messages shorter than the
 //! stagger (some lanes end before others start), as long as it, and
 //! longer, on every kernel, in sets that fill the lanes and that do not.
 
