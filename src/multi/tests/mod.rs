@@ -15,6 +15,7 @@ use std::{println, vec, vec::Vec};
 use test_rng::Rng;
 
 mod forms;
+mod mixed;
 pub(super) mod soft_wide;
 mod stagger;
 
