@@ -13,7 +13,9 @@
 //! helps it). Then the column shapes (`benches/multi/columns.rs`), and
 //! equal messages a multiple of 4 KiB apart against the same messages 320
 //! bytes further along (`benches/multi/aligned.rs`: 64 × 64 KiB always,
-//! 128 × 7 MiB when the argument `aligned 7M` names it).
+//! 128 × 7 MiB when the argument `aligned 7M` names it), and the AVX-512
+//! kernel at each group count on the batches above (`benches/multi/groups.rs`,
+//! alone with the argument `groups`).
 //!
 //! Timing: the calling thread's CPU time (Linux; wall time elsewhere or with
 //! `MD5_BENCH_WALL_TIME=1`), so time spent descheduled on a busy machine
@@ -35,6 +37,8 @@ use std::hint::black_box;
 mod aligned;
 #[path = "multi/columns.rs"]
 mod columns;
+#[path = "multi/groups.rs"]
+mod groups;
 
 #[path = "../tests/common/cpu.rs"]
 mod cpu;
@@ -407,6 +411,9 @@ fn main() {
     compare_peers(&contenders, &ratios);
     columns::run_all(true, &filter);
     aligned::run_all(true, &filter, &contenders);
+    if filter.is_empty() || filter.iter().any(|f| f == "groups") {
+        groups::run(&self::batches());
+    }
     if filter.is_empty() || filter.iter().any(|f| f == "raw") {
         raw_kernels();
     }
