@@ -118,7 +118,10 @@ pub(super) fn run_all(timing: bool, only: &[String], contenders: &[Contender]) {
             }
         }
         if !timing {
-            println!("benches/multi: every contender agrees with Md5::digest on {}", p.name);
+            println!(
+                "benches/multi: every contender agrees with Md5::digest on {}",
+                p.name
+            );
             continue;
         }
         let mut outs = vec![vec![[0u8; 16]; p.aligned.count]; 2 * contenders.len()];
