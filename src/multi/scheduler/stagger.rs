@@ -44,6 +44,7 @@ pub(crate) fn set_spread(spread: usize) -> usize {
 /// How many distinct delays `kernel`'s lanes take (1: none), and whether
 /// the messages' length is checked against them. By measurement (see the
 /// module's notes): a delay for each of AVX-512's lanes, none elsewhere.
+#[inline(always)]
 fn spread(kernel: Kernel) -> (usize, bool) {
     match FORCED.load(Relaxed) {
         0 => match kernel {
@@ -59,6 +60,7 @@ fn spread(kernel: Kernel) -> (usize, bool) {
 /// `ptrs`, one a lane, on `kernel`; `None` where they run best in lockstep:
 /// when no L1 set (address bits 6..12) starts more than [`CROWD`] of them,
 /// or the messages are too short for the delays to pay.
+#[inline(always)]
 pub(crate) fn delays(
     kernel: Kernel,
     ptrs: &[*const u8],
@@ -69,6 +71,12 @@ pub(crate) fn delays(
     if spread < 2 || (check_len && blocks < MIN_BLOCKS_PER_DELAY * (spread - 1)) {
         return None;
     }
+    crowded(ptrs, spread)
+}
+
+/// [`delays`] for `spread` delays, once the kernel and length allow them.
+#[inline(never)]
+fn crowded(ptrs: &[*const u8], spread: usize) -> Option<[usize; MAX_LANES]> {
     let set = |p: *const u8| (p as usize >> 6) & 63;
     let mut starts = [0u8; 64];
     for &p in ptrs {
