@@ -44,6 +44,21 @@ pub fn set_avx512_groups(groups: usize) {
     super::avx512::set_groups(groups);
 }
 
+/// The AVX-512 kernel's interleaved groups at full width in this process:
+/// the rule's choice for this CPU, or what [`set_avx512_groups`] set.
+#[cfg(md5_sse2)]
+pub fn avx512_groups() -> usize {
+    super::avx512::groups()
+}
+
+/// Makes equal whole-block messages that share their address bits below
+/// 4 KiB start up to `spread - 1` blocks apart (1: all in lockstep) in this
+/// process, however short they are; 0 restores the kernel's rule. For
+/// measuring and for tests; returns the setting it replaces.
+pub fn set_stagger_spread(spread: usize) -> usize {
+    super::scheduler::set_spread(spread)
+}
+
 /// [`super::digest_many_into`] with kernel `name`.
 pub fn digest_many_into<T: AsRef<[u8]>>(name: &str, inputs: &[T], out: &mut [[u8; 16]]) {
     check_out("__bench::digest_many_into", inputs.len(), out.len());

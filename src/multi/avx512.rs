@@ -40,8 +40,25 @@ pub(super) fn detected() -> bool {
 /// chain (logic, add, rotate, add) is about 4 cycles, and two groups fill
 /// the two 512-bit pipes; more only spill. Zen 5 (family 0x1A) takes two
 /// cycles an op and has four pipes, so it needs about twice the steps in
-/// flight: four groups, by that reasoning, not yet measured there. The
-/// measurements behind the rule: benches/RESULTS.md, "Interleaved groups".
+/// flight: four groups, by that reasoning, not yet measured there.
+///
+/// Measured (benches/RESULTS.md, "Interleaved groups"; `cargo bench
+/// --bench multi -- groups raw` prints both tables for the CPU at hand):
+///
+/// * Intel Xeon, family 6 model 207 (Sapphire Rapids class): the raw
+///   kernel 7.40 / 5.66 / 5.78 / 6.11 ns a lane-block at 1 / 2 / 3 / 4
+///   groups; through the scheduler, 3 and 4 groups at 0.87–0.96 of two on
+///   64 × 64 KiB, 64 × 1 KiB and mixed batches, 1.03–1.05 on 1000 × 64 B
+///   (within the noise of a shared VM). Two.
+/// * AMD Zen 4 (family 0x19): not measured by this crate's maintainers;
+///   the rule's two is the reasoning above (`vprold` takes two cycles
+///   there, which may favour three or four). Measure it with the command
+///   above and change the family's arm here.
+/// * AMD Zen 5 (family 0x1A): four, by reasoning only.
+///
+/// The override: `md5::multi::__bench::set_avx512_groups(n)` (1 to 4) makes
+/// every scheduler and `Lanes` made after it run `n` groups in this
+/// process, for measuring; a hidden hook, not an API.
 pub(super) fn groups() -> usize {
     match GROUPS.load(Relaxed) {
         0 => {

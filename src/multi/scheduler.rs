@@ -28,7 +28,12 @@ use super::source::{Source, Start};
 use super::{BlockPtrs, Kernel, LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
+#[cfg(test)]
+pub(super) use stagger::delays as stagger_delays;
+pub(super) use stagger::set_spread;
+
 mod sets;
+pub(super) mod stagger;
 mod start;
 mod step;
 

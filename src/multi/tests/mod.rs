@@ -15,7 +15,9 @@ use std::{println, vec, vec::Vec};
 use test_rng::Rng;
 
 mod forms;
+mod mixed;
 pub(super) mod soft_wide;
+mod stagger;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
 /// which interprets every vector instruction, finishes in minutes. The
