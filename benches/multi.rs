@@ -10,7 +10,12 @@
 //! count. Batches: 8 × 64 KiB, 64 × 64 KiB, 64 × 1 KiB, 1000 × 64 B, and 600
 //! messages of seeded log-uniform lengths 0–16 KiB, in input order and
 //! sorted by length (md5-many groups equal lengths, so the caller's sort
-//! helps it).
+//! helps it). Then the column shapes (`benches/multi/columns.rs`), and
+//! equal messages a multiple of 4 KiB apart against the same messages 320
+//! bytes further along (`benches/multi/aligned.rs`: 64 × 64 KiB always,
+//! 128 × 7 MiB when the argument `aligned 7M` names it), and the AVX-512
+//! kernel at each group count on the batches above (`benches/multi/groups.rs`,
+//! alone with the argument `groups`).
 //!
 //! Timing: the calling thread's CPU time (Linux; wall time elsewhere or with
 //! `MD5_BENCH_WALL_TIME=1`), so time spent descheduled on a busy machine
@@ -28,8 +33,12 @@
 use md5::{multi::__bench, Digest, Md5};
 use std::hint::black_box;
 
+#[path = "multi/aligned.rs"]
+mod aligned;
 #[path = "multi/columns.rs"]
 mod columns;
+#[path = "multi/groups.rs"]
+mod groups;
 
 #[path = "../tests/common/cpu.rs"]
 mod cpu;
@@ -320,6 +329,7 @@ fn main() {
             batches.len()
         );
         columns::run_all(false, &filter);
+        aligned::run_all(false, &filter, &contenders);
         return;
     }
 
@@ -400,6 +410,10 @@ fn main() {
 
     compare_peers(&contenders, &ratios);
     columns::run_all(true, &filter);
+    aligned::run_all(true, &filter, &contenders);
+    if filter.is_empty() || filter.iter().any(|f| f == "groups") {
+        groups::run(&self::batches());
+    }
     if filter.is_empty() || filter.iter().any(|f| f == "raw") {
         raw_kernels();
     }

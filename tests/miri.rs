@@ -88,6 +88,45 @@ fn digest_many_every_kernel() {
     assert!(ran.contains(&"portable") && ran.contains(&multi::backend()));
 }
 
+/// The scheduler's set paths past the queue, on every kernel: full sets of
+/// rows straddling 55 bytes (one and two blocks mixed, sorted within the
+/// set), and equal whole-block messages 4 KiB apart with their lanes
+/// staggered (forced: at their length the rule would not), shorter than
+/// the stagger and longer.
+#[test]
+fn mixed_sets_and_staggered_lanes_every_kernel() {
+    let mut rng = Rng(0x6d69_7269_0005);
+    let widest = multi::__bench::kernels()
+        .map(multi::__bench::lanes)
+        .max()
+        .unwrap();
+    let rows: Vec<Vec<u8>> = (0..widest + 5)
+        .map(|_| {
+            let n = 8 + rng.below(57);
+            rng.bytes(n)
+        })
+        .collect();
+    let data = rng.bytes(4096 * (widest + 1));
+    let base = data.as_ptr().align_offset(4096);
+    let rule = multi::__bench::set_stagger_spread(6);
+    for kernel in multi::__bench::kernels() {
+        let want: Vec<[u8; 16]> = rows.iter().map(|m| upstream(m)).collect();
+        let mut out = vec![[0; 16]; rows.len()];
+        multi::__bench::digest_many_into(kernel, &rows, &mut out);
+        assert_eq!(out, want, "kernel {kernel}, rows of 8..=64 bytes");
+        for blocks in [2, 9] {
+            let msgs: Vec<&[u8]> = (0..multi::__bench::lanes(kernel))
+                .map(|i| &data[base + 4096 * i..][..64 * blocks])
+                .collect();
+            let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
+            let mut out = vec![[0; 16]; msgs.len()];
+            multi::__bench::digest_many_into(kernel, &msgs, &mut out);
+            assert_eq!(out, want, "kernel {kernel}, {blocks} blocks, staggered");
+        }
+    }
+    multi::__bench::set_stagger_spread(rule);
+}
+
 /// A column in Arrow's layout, its offsets starting above 0 and its rows
 /// ending at the very end of `values` (so that a read past a row would
 /// leave the buffer), on every kernel; then the same messages with a

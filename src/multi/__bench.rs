@@ -45,7 +45,27 @@ fn kernel(name: &str) -> Kernel {
 /// If `groups` is not 1 to 4.
 #[cfg(md5_sse2)]
 pub fn set_avx512_groups(groups: usize) {
+    let max = Kernel::Avx512.max_groups();
+    assert!(
+        (1..=max).contains(&groups),
+        "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
+    );
     super::kernel::avx512::set_groups(groups);
+}
+
+/// The AVX-512 kernel's interleaved groups at full width in this process:
+/// the rule's choice for this CPU, or what [`set_avx512_groups`] set.
+#[cfg(md5_sse2)]
+pub fn avx512_groups() -> usize {
+    super::kernel::avx512::groups()
+}
+
+/// Makes equal whole-block messages that share their address bits below
+/// 4 KiB start up to `spread - 1` blocks apart (1: all in lockstep) in this
+/// process, however short they are; 0 restores the kernel's rule. For
+/// measuring and for tests; returns the setting it replaces.
+pub fn set_stagger_spread(spread: usize) -> usize {
+    super::scheduler::set_spread(spread)
 }
 
 /// [`super::digest_many_into`] with kernel `name`.

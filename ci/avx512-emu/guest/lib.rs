@@ -53,6 +53,14 @@ pub extern "C" fn guest_set_avx512_groups(groups: usize) {
     multi::__bench::set_avx512_groups(groups);
 }
 
+/// Makes equal whole-block messages sharing their address bits below 4 KiB
+/// start up to `spread - 1` blocks apart, however short (0: the kernel's
+/// rule); returns the setting it replaces.
+#[no_mangle]
+pub extern "C" fn guest_set_stagger_spread(spread: usize) -> usize {
+    multi::__bench::set_stagger_spread(spread)
+}
+
 /// `md5::multi::digest_many_into` over `n` messages.
 ///
 /// # Safety

@@ -6,7 +6,7 @@
 //! of the cost for short messages:
 //!
 //! * With every lane idle, a full set of messages that each fit a lane's
-//!   buffer (up to [`BUF_BLOCKS`] blocks with padding) is copied with its
+//!   buffer (up to [`BUF_BLOCKS`](state::BUF_BLOCKS) blocks with padding) is copied with its
 //!   padding straight into the lanes' blocks and hashed by one kernel call
 //!   per block count in the set (one call when the counts are equal, as
 //!   the queue's order makes most sets), its digests leaving the state four
@@ -23,10 +23,13 @@
 //!   one pass over the busy lanes. (`step.rs`)
 
 use crate::multi::kernel::Kernel;
-use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
-use core::mem::MaybeUninit;
 use queue::Queue;
-use source::{Source, Start};
+use source::Source;
+use state::Scheduler;
+
+#[cfg(test)]
+pub(super) use stagger::delays as stagger_delays;
+pub(super) use stagger::set_spread;
 
 pub(super) mod copy;
 pub(super) mod pad;
@@ -34,45 +37,10 @@ pub(super) mod queue;
 mod sets;
 pub(super) mod single;
 pub(super) mod source;
+pub(super) mod stagger;
 mod start;
+mod state;
 mod step;
-
-/// Blocks in a lane's buffer: a message whose blocks and padding fit is
-/// copied there whole.
-const BUF_BLOCKS: usize = 4;
-const BUF: usize = 64 * BUF_BLOCKS;
-
-/// One lane's buffer, on a cache line of its own so that the kernel's
-/// loads from it never straddle two lines.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-struct LaneBuf([MaybeUninit<u8>; BUF]);
-
-/// What a lane runs after its current stretch of blocks.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum NextStretch {
-    /// The message is done.
-    Done,
-    /// This many blocks at byte offset `at` of the lane's buffer: the
-    /// message's end and its padding.
-    Padding { at: usize, blocks: usize },
-    /// The shared padding block.
-    SharedPadding,
-    /// The whole blocks in place that follow a head copied to the buffer
-    /// (`Scheduler::in_place`), then `Scheduler::after_in_place`.
-    InPlace,
-}
-
-/// Where a lane's current stretch of blocks lies.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum StretchIn {
-    /// The caller's memory, at `Scheduler::ptr`.
-    Message,
-    /// The lane's buffer, at byte offset `Scheduler::pos`.
-    Buffer,
-    /// The shared padding block.
-    SharedPadding,
-}
 
 /// Hashes every message of `source` into the slot of `out` with its index.
 /// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];
@@ -128,81 +96,5 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
             continue;
         }
         sched.step(out);
-    }
-}
-
-/// The lane scheduler of [`digest_batch`]: which message each lane
-/// hashes and how far it is. Pointers into the scheduler's own buffers are
-/// made afresh for each kernel call, never kept.
-struct Scheduler<'a> {
-    kernel: Kernel,
-    width: usize,
-    /// What every message continues.
-    start: Start,
-    /// Bit `i` set: lane `i` is idle. Only lanes below `width`.
-    idle: u64,
-    state: LaneStates,
-    /// Index of each busy lane's message in the batch and `out`.
-    index: [usize; MAX_LANES],
-    /// Blocks left in each lane's current stretch; `usize::MAX` when idle.
-    left: [usize; MAX_LANES],
-    /// Where each lane's stretch lies, and what follows it.
-    stretch_in: [StretchIn; MAX_LANES],
-    next: [NextStretch; MAX_LANES],
-    /// The next block of a stretch in the caller's memory...
-    ptr: BlockPtrs,
-    /// ... or its byte offset in the lane's buffer.
-    pos: [usize; MAX_LANES],
-    /// For `NextStretch::InPlace`: where the blocks in place start, how many they
-    /// are, and what follows them.
-    in_place: BlockPtrs,
-    in_place_blocks: [usize; MAX_LANES],
-    after_in_place: [NextStretch; MAX_LANES],
-    /// Each lane's copy of a short message and its padding, or the head
-    /// and padding of a long one; only what a lane wrote is read.
-    buf: [LaneBuf; MAX_LANES],
-    /// One padding block for whole-block messages of `shared_pad_len` bytes.
-    shared_pad: [u8; 64],
-    /// The same block as message words, for the kernel's `last` block.
-    shared_pad_words: [u32; 16],
-    shared_pad_len: Option<u64>,
-    /// The messages live as long as this.
-    _inputs: core::marker::PhantomData<&'a [u8]>,
-}
-
-impl<'a> Scheduler<'a> {
-    fn new(kernel: Kernel, start: Start) -> Self {
-        let width = kernel.lanes();
-        debug_assert!(width <= MAX_LANES && MAX_LANES <= 64);
-        Self {
-            kernel,
-            width,
-            start,
-            idle: u64::MAX >> (64 - width),
-            state: LaneStates::new(),
-            index: [0; MAX_LANES],
-            left: [usize::MAX; MAX_LANES],
-            stretch_in: [StretchIn::Message; MAX_LANES],
-            next: [NextStretch::Done; MAX_LANES],
-            ptr: [core::ptr::null(); MAX_LANES],
-            pos: [0; MAX_LANES],
-            in_place: [core::ptr::null(); MAX_LANES],
-            in_place_blocks: [0; MAX_LANES],
-            after_in_place: [NextStretch::Done; MAX_LANES],
-            buf: [LaneBuf([MaybeUninit::uninit(); BUF]); MAX_LANES],
-            shared_pad: [0; 64],
-            shared_pad_words: [0; 16],
-            shared_pad_len: None,
-            _inputs: core::marker::PhantomData,
-        }
-    }
-
-    fn busy(&self) -> usize {
-        self.width - self.idle.count_ones() as usize
-    }
-
-    /// Where lane `lane`'s buffer starts, for writing.
-    fn buf_mut(&mut self, lane: usize) -> *mut u8 {
-        self.buf[lane].0.as_mut_ptr().cast()
     }
 }

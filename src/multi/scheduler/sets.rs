@@ -7,7 +7,8 @@
 use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use super::queue::{Entry, Queue};
 use super::source::{Message, Source};
-use super::{Scheduler, BUF, BUF_BLOCKS};
+use super::stagger;
+use super::state::{Scheduler, BUF, BUF_BLOCKS};
 use crate::compress::soft::pad::to_bytes;
 use crate::multi::kernel::digests4;
 use crate::multi::state::{LaneStates, MAX_LANES};
@@ -90,9 +91,32 @@ impl<'a> Scheduler<'a> {
                 || (!equal && blocks <= BUF_BLOCKS && padded_blocks(last.len()) == blocks)
         };
         if !all {
+            // Short rows of two adjacent block counts (a column whose
+            // lengths straddle 55 or 119 bytes): the rest read, and if they
+            // keep to those counts, hashed at once, sorted within the set.
+            // (Wider mixes run better from the queue's sorted windows: a set
+            // of them leaves lanes idle in most of its calls.)
+            let (mut lo, mut hi) = (blocks, blocks);
+            if !equal && blocks <= BUF_BLOCKS && lane > 1 {
+                // SAFETY: entry `lane - 1`, the one that ended the run of
+                // `blocks`, was written above.
+                let odd = padded_blocks(unsafe { read[lane - 1].assume_init_ref() }.len());
+                (lo, hi) = (lo.min(odd), hi.max(odd));
+                while hi - lo <= 1 && hi <= BUF_BLOCKS && lane < width {
+                    let m = *read[lane].write(source.get(base + lane));
+                    lane += 1;
+                    let b = padded_blocks(m.len());
+                    (lo, hi) = (lo.min(b), hi.max(b));
+                }
+            }
             // SAFETY: the first `lane` entries were written above;
             // `MaybeUninit<M>` has the layout of `M`.
             let read = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), lane) };
+            if lane == width && !equal && hi - lo <= 1 && hi <= BUF_BLOCKS {
+                queue.skip(width);
+                self.run_mixed(read, &mut out[base..base + width]);
+                return true;
+            }
             queue.stash(read);
             return false;
         }
@@ -141,11 +165,55 @@ impl<'a> Scheduler<'a> {
         }
     }
 
+    /// Hashes `set`, a full set of short messages (each at most
+    /// `BUF_BLOCKS` blocks with padding) of mixed block counts, into the
+    /// slots of `run` with their indices: copied into the lanes most blocks
+    /// first (a counting sort of the set), then as `run_short`.
+    #[inline(always)]
+    fn run_mixed<M: Message<'a>>(&mut self, set: &[M], run: &mut [[u8; 16]]) {
+        let used = set.len();
+        debug_assert!(used == self.width && used <= MAX_LANES);
+        // `at[b]`: the next lane for a message of `BUF_BLOCKS - b` blocks.
+        let mut at = [0usize; BUF_BLOCKS + 1];
+        for m in set {
+            at[BUF_BLOCKS - padded_blocks(m.len()) + 1] += 1;
+        }
+        for b in 1..at.len() {
+            at[b] += at[b - 1];
+        }
+        // Each lane's message (its index in `set`) and blocks.
+        let mut index = [0u8; MAX_LANES];
+        let mut lane_blocks = [0u8; MAX_LANES];
+        for (j, m) in set.iter().enumerate() {
+            let blocks = padded_blocks(m.len());
+            let lane = &mut at[BUF_BLOCKS - blocks];
+            index[*lane] = j as u8;
+            lane_blocks[*lane] = blocks as u8;
+            self.fill(*lane, m, blocks);
+            *lane += 1;
+        }
+        let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
+            let mut lane = lanes.start;
+            while lane < lanes.end {
+                if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
+                    for (l, d) in (lane..lane + 4).zip(digests4(state, lane)) {
+                        run[usize::from(index[l])] = d;
+                    }
+                    lane += 4;
+                } else {
+                    run[usize::from(index[lane])] = to_bytes(state.get(lane));
+                    lane += 1;
+                }
+            }
+        };
+        self.run_short(used, |lane| usize::from(lane_blocks[lane]), done);
+    }
+
     /// Fills every lane of the state with the batch's start: whole rows,
     /// which compile to a run of vector stores, where a fill of `used`
     /// lanes would be a loop.
     #[inline(always)]
-    fn init_state(&mut self) {
+    pub(super) fn init_state(&mut self) {
         for (row, init) in self.state.rows.iter_mut().zip(self.start.state) {
             *row = [init; MAX_LANES];
         }
@@ -232,6 +300,11 @@ impl<'a> Scheduler<'a> {
         self.init_state();
         let total = self.start.len.wrapping_add(len as u64);
         let pad = block_words(&whole_block_pad(total));
+        if let Some(delay) = stagger::delays(self.kernel, &self.ptr[..used], len / 64) {
+            self.run_staggered(len / 64, used, &delay, &pad);
+            done(&self.state, 0..used);
+            return;
+        }
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_batch`), and `2 <= used <=
         // self.width`; each of the `span` pointers points at a message of

@@ -6,7 +6,7 @@ use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use super::queue::Entry;
 use super::single;
 use super::source::Message;
-use super::{NextStretch, Scheduler, StretchIn, BUF_BLOCKS};
+use super::state::{NextStretch, Scheduler, StretchIn, BUF_BLOCKS};
 
 impl<'a> Scheduler<'a> {
     /// Puts message `e` into the idle `lane`. A message in pieces whose

@@ -3,7 +3,7 @@
 //! with few messages left, lanes gathered into the fewest groups, and the
 //! last one finished on the single-stream backend.
 
-use super::{NextStretch, Scheduler, StretchIn, BUF};
+use super::state::{NextStretch, Scheduler, StretchIn, BUF};
 use crate::compress;
 use crate::compress::soft::pad::to_bytes;
 use crate::multi::kernel::digests4;

@@ -18,6 +18,8 @@ use std::{println, vec, vec::Vec};
 use test_rng::Rng;
 
 mod forms;
+mod mixed;
+mod stagger;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
 /// which interprets every vector instruction, finishes in minutes. The

@@ -1,0 +1,180 @@
+//! Staggered lanes for equal whole-block messages whose starts share their
+//! address bits below 4 KiB (S3 parts in one buffer, fixed-size chunks of a
+//! file, page-aligned buffers): lanes that read in lockstep from such
+//! addresses load into the same L1 set every block (and, 128 KiB apart,
+//! the same L2 set), evicting the lines the prefetchers bring ahead.
+//!
+//! [`delays`] gives such lanes different start times, a block apart, so
+//! that at each moment they read different sets; [`Scheduler::run_staggered`]
+//! runs them, a kernel call per stretch of time in which no lane starts or
+//! ends, lanes outside their message hashing a running lane's blocks with
+//! their state then discarded. It costs each lane the largest delay in
+//! idle blocks, so it is used only for messages many times longer.
+//!
+//! Measured on an Intel Xeon (Sapphire Rapids class, its sibling thread
+//! busy), 128 messages of 7 MiB, 7 MiB apart: the AVX-512 kernel in
+//! lockstep ran at 0.77–0.90 of the same messages 320 bytes further along,
+//! staggered a block a lane at 0.87–1.04; the AVX2 kernel lost nothing in
+//! lockstep (0.92–1.03) and lost to staggering (0.79–0.80), and 64 KiB
+//! messages lost to the idle blocks what they gained. Hence the rule in
+//! [`spread`]; the figures: benches/RESULTS.md, "Equal messages 4 KiB
+//! apart".
+
+use super::state::Scheduler;
+use crate::multi::kernel::Kernel;
+use crate::multi::state::{LaneStates, MAX_LANES};
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+/// Lanes in one L1 set per block above which lanes are staggered.
+const CROWD: usize = 4;
+
+/// Messages shorter than this many times the largest delay run in
+/// lockstep, unless a spread is forced.
+const MIN_BLOCKS_PER_DELAY: usize = 128;
+
+/// A forced spread (`set_spread`); 0 for the rule.
+static FORCED: AtomicUsize = AtomicUsize::new(0);
+
+/// Forces lanes to take delays below `spread` (1 turns staggering off) on
+/// every crowded set of equal messages, however short; 0 restores the
+/// rule. For measuring and tests; returns the setting it replaces.
+pub(crate) fn set_spread(spread: usize) -> usize {
+    FORCED.swap(spread, Relaxed)
+}
+
+/// How many distinct delays `kernel`'s lanes take (1: none), and whether
+/// the messages' length is checked against them. By measurement (see the
+/// module's notes): a delay for each of AVX-512's lanes, none elsewhere.
+#[inline(always)]
+fn spread(kernel: Kernel) -> (usize, bool) {
+    match FORCED.load(Relaxed) {
+        0 => match kernel {
+            #[cfg(md5_sse2)]
+            Kernel::Avx512 => (32, true),
+            _ => (1, true),
+        },
+        forced => (forced, false),
+    }
+}
+
+/// Each lane's delay in blocks for the messages of `blocks` blocks at
+/// `ptrs`, one a lane, on `kernel`; `None` where they run best in lockstep:
+/// when no L1 set (address bits 6..12) starts more than [`CROWD`] of them,
+/// or the messages are too short for the delays to pay.
+#[inline(always)]
+pub(crate) fn delays(
+    kernel: Kernel,
+    ptrs: &[*const u8],
+    blocks: usize,
+) -> Option<[usize; MAX_LANES]> {
+    let (spread, check_len) = spread(kernel);
+    let spread = spread.min(MAX_LANES);
+    if spread < 2 || (check_len && blocks < MIN_BLOCKS_PER_DELAY * (spread - 1)) {
+        return None;
+    }
+    crowded(ptrs, spread)
+}
+
+/// [`delays`] for `spread` delays, once the kernel and length allow them.
+#[inline(never)]
+fn crowded(ptrs: &[*const u8], spread: usize) -> Option<[usize; MAX_LANES]> {
+    let set = |p: *const u8| (p as usize >> 6) & 63;
+    let mut starts = [0u8; 64];
+    for &p in ptrs {
+        starts[set(p)] += 1;
+    }
+    if starts.iter().all(|&n| usize::from(n) <= CROWD) {
+        return None;
+    }
+    // Each lane in turn takes the delay below `spread` whose set (its own
+    // shifted by the delay) has the fewest lanes so far, the least delay
+    // of those.
+    let mut taken = [0u8; 64];
+    let mut delay = [0; MAX_LANES];
+    for (d, &p) in delay.iter_mut().zip(ptrs) {
+        let home = set(p);
+        *d = (0..spread)
+            .min_by_key(|&d| taken[(home + d) & 63])
+            .unwrap_or(0);
+        taken[(home + *d) & 63] += 1;
+    }
+    Some(delay)
+}
+
+impl Scheduler<'_> {
+    /// Hashes the `blocks` whole blocks at `self.ptr[l]` into lane `l` for
+    /// each of the `used` lanes, lane `l` starting `delay[l]` blocks late,
+    /// then every lane's padding block from the words `pad` in one call.
+    /// Every lane starts from the batch's start and is idle before and
+    /// after; the state holds the lanes' results.
+    pub(super) fn run_staggered(
+        &mut self,
+        blocks: usize,
+        used: usize,
+        delay: &[usize; MAX_LANES],
+        pad: &[u32; 16],
+    ) {
+        let span = used.next_multiple_of(self.kernel.group_lanes());
+        let msg = self.ptr;
+        let fresh = self.start.state;
+        self.init_state();
+        // Each lane's state once its message is done.
+        let mut done = LaneStates::new();
+        let mut t = 0;
+        while let Some(end) = next_change(t, &delay[..used], blocks) {
+            // A lane in its message reads its block `t - delay`; the others
+            // (and the lanes past `used` the kernel runs) read a running
+            // lane's blocks, if any runs now.
+            let running = |l: usize| (delay[l]..delay[l] + blocks).contains(&t);
+            if let Some(any) = (0..used).find(|&l| running(l)) {
+                let filler = msg[any].wrapping_add(64 * (t - delay[any]));
+                for l in 0..span {
+                    self.ptr[l] = if l < used && running(l) {
+                        msg[l].wrapping_add(64 * (t - delay[l]))
+                    } else {
+                        filler
+                    };
+                }
+                // SAFETY: `self.kernel` came from `Kernel::detect` or
+                // `Kernel::available` (see `digest_batch`), and `1 <= used
+                // <= self.width`. No lane starts or ends in `t..end`, so
+                // each running lane's pointer is block `t - delay` of its
+                // message of `blocks` blocks, with `end - t` blocks after
+                // it; every other lane got one of those pointers.
+                unsafe {
+                    self.kernel
+                        .compress(&mut self.state, &self.ptr, end - t, used, None)
+                };
+            }
+            for (l, &d) in delay[..used].iter().enumerate() {
+                if end <= d {
+                    // Not started: the call's blocks were not its own.
+                    self.state.set(l, fresh);
+                } else if end == d + blocks {
+                    done.set(l, self.state.get(l));
+                }
+            }
+            t = end;
+        }
+        for l in 0..used {
+            self.state.set(l, done.get(l));
+        }
+        self.ptr[..span].fill(msg[0]);
+        // SAFETY: as above; the call reads no message block (`blocks` is
+        // 0), only the padding words.
+        unsafe {
+            self.kernel
+                .compress(&mut self.state, &self.ptr, 0, used, Some(pad))
+        };
+    }
+}
+
+/// The first time after `t` at which a lane of `delay` starts or ends its
+/// `blocks` blocks, or `None` once every lane has ended.
+fn next_change(t: usize, delay: &[usize], blocks: usize) -> Option<usize> {
+    delay
+        .iter()
+        .flat_map(|&d| [d, d + blocks])
+        .filter(|&x| x > t)
+        .min()
+}

@@ -1,0 +1,47 @@
+//! Short rows of mixed block counts hashed straight from the batch
+//! (`Scheduler::run_mixed`): sets whose rows straddle one padding edge (55
+//! or 119 bytes) run at once, sorted within the set; sets of wider mixes,
+//! or with a long row, go through the queue. Batches of several sets and
+//! a partial one, on every kernel, against `Md5::digest`.
+
+use super::*;
+
+/// A batch of `count` rows, lengths drawn from `lens`, with a long row at
+/// each index in `long`.
+fn rows(rng: &mut Rng, count: usize, lens: &[usize], long: &[usize]) -> Vec<Vec<u8>> {
+    (0..count)
+        .map(|i| {
+            let n = if long.contains(&i) {
+                300 + rng.below(200)
+            } else {
+                *rng.pick(lens)
+            };
+            rng.bytes(n)
+        })
+        .collect()
+}
+
+#[test]
+fn mixed_short_rows_across_sets() {
+    let mut rng = Rng(0x6d69_7865_6401);
+    // Two adjacent counts (one or two blocks, two or three), three, and
+    // one count alone, each with a length at every padding edge.
+    let mixes: &[&[usize]] = &[
+        &[0, 8, 54, 55, 56, 57, 63, 64],
+        &[56, 64, 100, 119, 120, 127, 128],
+        &[55, 56],
+        &[0, 55, 56, 119, 120, 183, 184, 200],
+        &[56, 60, 119],
+    ];
+    for_each_kernel(|k| {
+        let w = k.lanes();
+        let sets = if cfg!(miri) { 2 } else { 5 };
+        for lens in mixes {
+            for count in [w, sets * w, sets * w + w / 2 + 1] {
+                check(k, &rows(&mut rng, count, lens, &[]));
+                // A long row in the second set, and one at the end.
+                check(k, &rows(&mut rng, count, lens, &[w + 3, count - 1]));
+            }
+        }
+    });
+}
