@@ -2,9 +2,13 @@
 //! one run, and for the tests and fuzz targets that run every batch form on
 //! every kernel. Not part of the API.
 
-use super::offsets::{Offset, Offsets};
-use super::pieces::{PieceLists, Prefixed, Suffixed};
-use super::{check_out, digest_batch, BlockPtrs, Kernel, LaneStates, Slices, MAX_LANES};
+use super::forms::check_out;
+use super::forms::offsets::{Offset, Offsets};
+use super::forms::pieces::{PieceLists, Prefixed, Suffixed};
+use super::kernel::Kernel;
+use super::scheduler::digest_batch;
+use super::scheduler::source::Slices;
+use super::state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::marker::PhantomData;
 
 /// The kernels this build has that the CPU can run.
@@ -41,14 +45,19 @@ fn kernel(name: &str) -> Kernel {
 /// If `groups` is not 1 to 4.
 #[cfg(md5_sse2)]
 pub fn set_avx512_groups(groups: usize) {
-    super::avx512::set_groups(groups);
+    let max = Kernel::Avx512.max_groups();
+    assert!(
+        (1..=max).contains(&groups),
+        "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
+    );
+    super::kernel::avx512::set_groups(groups);
 }
 
 /// The AVX-512 kernel's interleaved groups at full width in this process:
 /// the rule's choice for this CPU, or what [`set_avx512_groups`] set.
 #[cfg(md5_sse2)]
 pub fn avx512_groups() -> usize {
-    super::avx512::groups()
+    super::kernel::avx512::groups()
 }
 
 /// Makes equal whole-block messages that share their address bits below

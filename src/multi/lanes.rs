@@ -1,13 +1,14 @@
 //! [`Lanes`]: several long streams advanced together, one chunk per stream
 //! and call.
 
-use super::single::finish_single;
-use super::{kernel, BlockPtrs, Kernel, LaneStates, MAX_LANES};
 use crate::consts::STATE_INIT;
+use crate::multi::kernel::Kernel;
+use crate::multi::scheduler::single::finish_single;
+use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
 
 /// The most streams one [`Lanes`] holds: the widest kernel's lanes
 /// (AVX-512), so that a full `Lanes` keeps every lane of any kernel busy.
-const MAX_STREAMS: usize = super::MAX_LANES;
+const MAX_STREAMS: usize = MAX_LANES;
 
 /// Up to [`Lanes::MAX`] MD5 streams advanced together, for example several
 /// large files read chunk by chunk on one core.
@@ -81,7 +82,7 @@ impl Lanes {
     ///
     /// If `count` is 0 or more than [`Lanes::MAX`].
     pub fn new(count: usize) -> Self {
-        Self::with_kernel(kernel(), count)
+        Self::with_kernel(Kernel::detect(), count)
     }
 
     /// [`Lanes::new`] with the given kernel, which must come from

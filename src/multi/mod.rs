@@ -79,66 +79,41 @@
 //!
 //! # Layout
 //!
-//! * `mod.rs` (this file): the public functions and the lane arrays;
-//! * `source.rs`: the batches the scheduler reads, and their messages;
-//!   `offsets.rs` and `pieces.rs`: the column and pieces forms;
-//!   `queue.rs`: the order the scheduler starts messages in;
-//!   `scheduler.rs`: the lane scheduler's batch loop and lane state,
-//!   `scheduler/start.rs` a message started in a lane, `scheduler/step.rs`
-//!   the kernel calls over the busy lanes, `scheduler/sets.rs` sets hashed
-//!   at once; `pad.rs`: a message's end and padding written into a lane
-//!   (the padding itself is `compress/soft/pad.rs`, shared with
-//!   `const_digest`), `copy.rs` the fixed-size copies it uses;
-//!   `single.rs`: one message on the single-stream backend; `par.rs`: the
-//!   `rayon` forms;
-//! * `hex.rs`, `base64.rs`: the encoders;
-//! * `lanes.rs`: [`Lanes`];
-//! * `kernel.rs`: the kernels of this target, their run-time choice and
-//!   group counts (`build.rs` names the targets that build them:
-//!   `md5_sse2`, `md5_neon`);
-//! * `body.rs`: the kernel body, MD5's 64 steps written once, generic over
-//!   the lane vector of `lane_vector.rs` and the number of groups;
-//! * `sse2.rs`, `avx2.rs`, `avx512.rs`, `neon.rs`: one lane vector per
-//!   ISA, with its own tricks, its run-time check and its
-//!   `#[target_feature]` entry points (`avx512.rs` also the CPU rule for
-//!   its group count); `portable.rs`: the fallback;
+//! One room a role; each room imports only from the rooms below it, in
+//! this order, and nothing imports this file:
+//!
+//! * `mod.rs` (this file): the public API and its docs;
+//! * `forms/`: the forms a batch comes in and goes out as: `offsets.rs`
+//!   (a column's buffer and offsets), `pieces.rs` (messages in pieces),
+//!   `par.rs` (the `rayon` forms), `hex.rs` and `base64.rs` (the
+//!   encoders); and `lanes.rs`: [`Lanes`], long streams advanced together;
+//! * `scheduler/`: the lanes kept busy over a batch: `source.rs` (the
+//!   batches it reads, and their messages), `queue.rs` (the order messages
+//!   start in), `mod.rs` (the batch loop and lane state), `start.rs` (a
+//!   message started in a lane), `step.rs` (the kernel calls over the busy
+//!   lanes), `sets.rs` (sets hashed at once), `pad.rs` and `copy.rs` (a
+//!   message's end and padding written into a lane; the padding itself is
+//!   `compress/soft/pad.rs`, shared with `const_digest`), `single.rs` (one
+//!   message on the single-stream backend);
+//! * `kernel/`: the lane vectors: `mod.rs` (the kernels of this target,
+//!   their run-time choice and group counts; `build.rs` names the targets
+//!   that build them, `md5_sse2` and `md5_neon`), `body.rs` (MD5's 64
+//!   steps written once, generic over the lane vector of `lane_vector.rs`
+//!   and the number of groups), `sse2.rs`, `avx2.rs`, `avx512.rs` and
+//!   `neon.rs` (one lane vector per ISA, with its own tricks, its run-time
+//!   check and its `#[target_feature]` entry points; `avx512.rs` also the
+//!   CPU rule for its group count), `portable.rs` (the fallback) and
+//!   `soft_wide.rs` (the tests' kernel of AVX-512's widths);
+//! * `state.rs`: the lanes' chaining values and block pointers, which
+//!   every room shares;
 //! * `__bench.rs`: hidden hooks for `benches/multi.rs`, the tests, the fuzz
-//!   targets and `ci/avx512-emu`; `tests/` (with `soft_wide.rs`, the
-//!   test-only kernel of AVX-512's widths).
+//!   targets and `ci/avx512-emu`; `tests/`: the unit tests.
 
-// The SIMD kernels, built where the target enables their baseline ISA
-// (`md5_sse2`, `md5_neon`: see `build.rs`): the lane-vector trait and the
-// body over it, then one lane vector per ISA.
-#[cfg(any(md5_sse2, md5_neon))]
-#[macro_use]
-mod lane_vector;
-#[cfg(any(md5_sse2, md5_neon))]
-#[macro_use]
-mod body;
-#[cfg(md5_sse2)]
-mod avx2;
-#[cfg(md5_sse2)]
-mod avx512;
-#[cfg(md5_neon)]
-mod neon;
-#[cfg(md5_sse2)]
-mod sse2;
-
-mod base64;
-mod copy;
-mod hex;
+mod forms;
 mod kernel;
 mod lanes;
-mod offsets;
-mod pad;
-#[cfg(feature = "rayon")]
-mod par;
-mod pieces;
-mod portable;
-mod queue;
 mod scheduler;
-mod single;
-mod source;
+mod state;
 
 #[doc(hidden)]
 pub mod __bench;
@@ -146,85 +121,21 @@ pub mod __bench;
 #[cfg(test)]
 mod tests;
 
-pub use base64::base64_into;
-pub use hex::hex_into;
-use kernel::Kernel;
-pub use lanes::Lanes;
-pub use offsets::{digest_offsets_into, Offset};
+pub use forms::base64::base64_into;
+pub use forms::hex::hex_into;
+pub use forms::offsets::{digest_offsets_into, Offset};
 #[cfg(feature = "rayon")]
-pub use par::{
+pub use forms::par::{
     par_digest_many_into, par_digest_many_prefixed_into, par_digest_many_suffixed_into,
     par_digest_offsets_into, par_digest_pieces_into,
 };
-pub use pieces::{digest_many_prefixed_into, digest_many_suffixed_into, digest_pieces_into};
+pub use forms::pieces::{digest_many_prefixed_into, digest_many_suffixed_into, digest_pieces_into};
+pub use lanes::Lanes;
+
+use forms::check_out;
+use kernel::Kernel;
 use scheduler::digest_batch;
-use source::Slices;
-
-/// The most lanes a kernel may have: room for four groups of 16 (AVX-512).
-const MAX_LANES: usize = 64;
-
-/// Chaining values of up to [`MAX_LANES`] messages, word-major: `rows[0]`
-/// holds the `a` word of every lane, so a kernel loads a whole row with one vector
-/// load and no transposition.
-#[derive(Clone, Copy)]
-#[repr(C, align(64))]
-pub(crate) struct LaneStates {
-    pub(crate) rows: [[u32; MAX_LANES]; 4],
-}
-
-impl LaneStates {
-    const fn new() -> Self {
-        Self {
-            rows: [[0; MAX_LANES]; 4],
-        }
-    }
-
-    fn get(&self, lane: usize) -> [u32; 4] {
-        [
-            self.rows[0][lane],
-            self.rows[1][lane],
-            self.rows[2][lane],
-            self.rows[3][lane],
-        ]
-    }
-
-    /// The digests of lanes `lane..lane + 4`: a 4 × 4 transposition, with
-    /// SSE2 where it is baseline.
-    #[inline]
-    fn digests4(&self, lane: usize) -> [[u8; 16]; 4] {
-        let rows = [0, 1, 2, 3].map(|r| &self.rows[r][lane..lane + 4]);
-        #[cfg(md5_sse2)]
-        let rows = {
-            use lane_vector::{LaneVector, X86};
-            // SAFETY: SSE2 is enabled (cfg); each row has the 4 words
-            // `load` reads (sliced above).
-            let v = rows.map(|r| unsafe { sse2::V4::load(r.as_ptr()) });
-            sse2::V4::transpose4(v).map(|v| {
-                let mut w = [0; 4];
-                v.store(&mut w);
-                w
-            })
-        };
-        #[cfg(not(md5_sse2))]
-        let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
-        rows.map(single::to_bytes)
-    }
-
-    fn set(&mut self, lane: usize, v: [u32; 4]) {
-        for (row, x) in self.rows.iter_mut().zip(v) {
-            row[lane] = x;
-        }
-    }
-}
-
-/// One pointer per lane to the next 64-byte block of that lane's message.
-pub(crate) type BlockPtrs = [*const u8; MAX_LANES];
-
-/// The kernel of this process, detected on first use (`cpufeatures` caches
-/// the CPUID result, so this is a load and a compare after the first call).
-fn kernel() -> Kernel {
-    Kernel::detect()
-}
+use scheduler::source::Slices;
 
 /// Names the multi-buffer kernel this process runs: `"avx512"`, `"avx2"`,
 /// `"sse2"`, `"neon"` or `"portable"`.
@@ -233,7 +144,7 @@ fn kernel() -> Kernel {
 /// single-stream backend ([`crate::backend`]); it is also what builds with
 /// the `force-soft` feature run.
 pub fn backend() -> &'static str {
-    kernel().name()
+    Kernel::detect().name()
 }
 
 /// How many messages the kernel of [`backend`] hashes side by side: 32 for
@@ -243,7 +154,7 @@ pub fn backend() -> &'static str {
 /// A batch for [`digest_many`], or a [`Lanes`], of at least this many
 /// messages keeps every lane busy.
 pub fn lanes() -> usize {
-    kernel().lanes()
+    Kernel::detect().lanes()
 }
 
 /// Hashes every message of `inputs`, returning their digests in input order.
@@ -281,14 +192,5 @@ pub fn digest_many<T: AsRef<[u8]>>(inputs: &[T]) -> std::vec::Vec<[u8; 16]> {
 /// ```
 pub fn digest_many_into<T: AsRef<[u8]>>(inputs: &[T], out: &mut [[u8; 16]]) {
     check_out("digest_many_into", inputs.len(), out.len());
-    digest_batch(kernel(), &Slices(inputs), out);
-}
-
-/// Panics unless a batch of `inputs` messages has as many output slots.
-#[track_caller]
-fn check_out(what: &str, inputs: usize, out: usize) {
-    assert!(
-        inputs == out,
-        "md5::multi::{what}: {inputs} inputs but {out} output slots"
-    );
+    digest_batch(Kernel::detect(), &Slices(inputs), out);
 }

@@ -4,12 +4,14 @@
 //! into the lanes' blocks, whole-block ones of one length in place, and
 //! their digests out four lanes at a time.
 
-use super::{stagger, Scheduler, BUF, BUF_BLOCKS};
+use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
+use super::queue::{Entry, Queue};
+use super::source::{Message, Source};
+use super::stagger;
+use super::state::{Scheduler, BUF, BUF_BLOCKS};
 use crate::compress::soft::pad::to_bytes;
-use crate::multi::pad::{block_words, padded_blocks, whole_block_pad, write_end};
-use crate::multi::queue::{Entry, Queue};
-use crate::multi::source::{Message, Source};
-use crate::multi::{LaneStates, MAX_LANES};
+use crate::multi::kernel::digests4;
+use crate::multi::state::{LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
 impl<'a> Scheduler<'a> {
@@ -125,7 +127,7 @@ impl<'a> Scheduler<'a> {
         let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
             debug_assert!(lanes.start.is_multiple_of(4) && lanes.len().is_multiple_of(4));
             for (k, quad) in run[lanes.clone()].chunks_exact_mut(4).enumerate() {
-                quad.copy_from_slice(&state.digests4(lanes.start + 4 * k));
+                quad.copy_from_slice(&digests4(state, lanes.start + 4 * k));
             }
         };
         if equal {
@@ -194,7 +196,7 @@ impl<'a> Scheduler<'a> {
             let mut lane = lanes.start;
             while lane < lanes.end {
                 if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
-                    for (l, d) in (lane..lane + 4).zip(state.digests4(lane)) {
+                    for (l, d) in (lane..lane + 4).zip(digests4(state, lane)) {
                         run[usize::from(index[l])] = d;
                     }
                     lane += 4;
@@ -329,7 +331,7 @@ fn emit<M>(
     while lane < lanes.end {
         let i = lane - lanes.start;
         if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
-            for (e, d) in set[i..i + 4].iter().zip(state.digests4(lane)) {
+            for (e, d) in set[i..i + 4].iter().zip(digests4(state, lane)) {
                 out[e.index] = d;
             }
             lane += 4;

@@ -20,8 +20,9 @@
 //! [`spread`]; the figures: benches/RESULTS.md, "Equal messages 4 KiB
 //! apart".
 
-use super::Scheduler;
-use crate::multi::{Kernel, LaneStates, MAX_LANES};
+use super::state::Scheduler;
+use crate::multi::kernel::Kernel;
+use crate::multi::state::{LaneStates, MAX_LANES};
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// Lanes in one L1 set per block above which lanes are staggered.

@@ -3,9 +3,10 @@
 //! with few messages left, lanes gathered into the fewest groups, and the
 //! last one finished on the single-stream backend.
 
-use super::{NextStretch, Scheduler, StretchIn, BUF};
+use super::state::{NextStretch, Scheduler, StretchIn, BUF};
 use crate::compress;
 use crate::compress::soft::pad::to_bytes;
+use crate::multi::kernel::digests4;
 
 impl<'a> Scheduler<'a> {
     /// Runs the kernel once over as many blocks as every busy lane has in
@@ -108,7 +109,7 @@ impl<'a> Scheduler<'a> {
         while done != 0 {
             let lane = done.trailing_zeros() as usize;
             if lane.is_multiple_of(4) && (done >> lane) & 0xf == 0xf {
-                let digests = self.state.digests4(lane);
+                let digests = digests4(&self.state, lane);
                 for (l, d) in (lane..lane + 4).zip(digests) {
                     out[self.index[l]] = d;
                     self.left[l] = usize::MAX;

@@ -5,11 +5,11 @@
 extern crate std;
 
 use super::{for_each_kernel, widest, Rng, SHRINK};
+use crate::multi::forms::offsets::{Offset, Offsets};
+use crate::multi::forms::pieces::{PieceLists, Prefixed, Suffixed};
+use crate::multi::forms::{base64, hex};
 use crate::multi::kernel::Kernel;
-use crate::multi::offsets::{Offset, Offsets};
-use crate::multi::pieces::{PieceLists, Prefixed, Suffixed};
 use crate::multi::scheduler::digest_batch;
-use crate::multi::{base64, hex};
 use crate::{Digest, Md5};
 use core::marker::PhantomData;
 use std::{format, string::String, vec, vec::Vec};
@@ -36,7 +36,11 @@ fn row_len(rng: &mut Rng) -> usize {
 }
 
 /// `digest_batch` of `source` with `kernel`, against `want`.
-fn check<'a, S: crate::multi::source::Source<'a>>(kernel: Kernel, source: &S, want: &[[u8; 16]]) {
+fn check<'a, S: crate::multi::scheduler::source::Source<'a>>(
+    kernel: Kernel,
+    source: &S,
+    want: &[[u8; 16]],
+) {
     let mut out = vec![[0u8; 16]; want.len()];
     digest_batch(kernel, source, &mut out);
     for (i, (got, want)) in out.iter().zip(want).enumerate() {

@@ -8,6 +8,9 @@ use crate::compress::test_rng;
 extern crate std;
 
 use super::kernel::Kernel;
+use super::scheduler::digest_batch;
+use super::scheduler::source::Slices;
+use super::state::{BlockPtrs, LaneStates, MAX_LANES};
 use super::*;
 use crate::{compress, Digest, Md5};
 use std::{println, vec, vec::Vec};
@@ -16,7 +19,6 @@ use test_rng::Rng;
 
 mod forms;
 mod mixed;
-pub(super) mod soft_wide;
 mod stagger;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
@@ -225,7 +227,7 @@ fn kernels_unequal_lengths() {
 #[test]
 fn kernels_batches_of_several_windows() {
     let mut rng = Rng(0x6d75_6c74_6907);
-    let mixed: Vec<Vec<u8>> = (0..2 * super::queue::WINDOW + 77)
+    let mixed: Vec<Vec<u8>> = (0..2 * super::scheduler::queue::WINDOW + 77)
         .map(|i| {
             let n = if i % 50 == 49 {
                 5000 / SHRINK + rng.below(3000 / SHRINK)
@@ -236,7 +238,7 @@ fn kernels_batches_of_several_windows() {
         })
         .collect();
     for_each_kernel(|k| check(k, &mixed));
-    let equal: Vec<Vec<u8>> = (0..3 * super::queue::WINDOW / 2 + 5)
+    let equal: Vec<Vec<u8>> = (0..3 * super::scheduler::queue::WINDOW / 2 + 5)
         .map(|_| rng.bytes(64))
         .collect();
     for_each_kernel(|k| check(k, &equal));
@@ -250,7 +252,7 @@ fn kernels_batches_of_several_windows() {
 #[test]
 fn kernels_continue_past_a_window_ended_by_a_set() {
     let mut rng = Rng(0x6d75_6c74_6908);
-    let window = super::queue::WINDOW;
+    let window = super::scheduler::queue::WINDOW;
     for_each_kernel(|k| {
         let w = k.lanes();
         if w == 1 || !window.is_multiple_of(w) {
@@ -276,7 +278,7 @@ fn kernels_continue_past_a_window_ended_by_a_set() {
 #[test]
 fn kernels_random_batches_across_windows() {
     let mut rng = Rng(0x6d75_6c74_6909);
-    let window = super::queue::WINDOW;
+    let window = super::scheduler::queue::WINDOW;
     let rounds = if cfg!(miri) { 2 } else { 40 };
     let lens = [0, 64, 100, 1000, 2047].map(|n| n / SHRINK.min(8));
     for _ in 0..rounds {

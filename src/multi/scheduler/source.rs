@@ -1,21 +1,21 @@
 //! What the scheduler hashes: a batch of messages (a [`Source`]), each a
 //! [`Message`], which is one slice or pieces hashed as their concatenation.
 //! Every public batch function is a `Source`: slices of the caller's
-//! containers here, Arrow offsets in `offsets.rs`, pieces in `pieces.rs`.
+//! containers here, Arrow offsets in `forms/offsets.rs`, pieces in `forms/pieces.rs`.
 
 use crate::consts::STATE_INIT;
 
 /// The chaining value every message of a batch starts from, after `len`
 /// bytes already hashed (a shared prefix's whole blocks).
 #[derive(Clone, Copy)]
-pub(super) struct Start {
-    pub(super) state: [u32; 4],
-    pub(super) len: u64,
+pub(crate) struct Start {
+    pub(crate) state: [u32; 4],
+    pub(crate) len: u64,
 }
 
 impl Start {
     /// A message's own start: MD5's initial chaining value.
-    pub(super) const INIT: Start = Start {
+    pub(crate) const INIT: Start = Start {
         state: STATE_INIT,
         len: 0,
     };
@@ -23,7 +23,7 @@ impl Start {
 
 /// One message as the scheduler reads it: its length, copies of its bytes,
 /// and the whole blocks it can hash in place, from the caller's memory.
-pub(super) trait Message<'a>: Copy + Default {
+pub(crate) trait Message<'a>: Copy + Default {
     /// Whether every message of this type is one slice,
     /// [`Message::plain`]: then whole-block messages of one length share
     /// their padding block, and run as one kernel call a set.
@@ -77,7 +77,7 @@ impl<'a> Message<'a> for &'a [u8] {
 }
 
 /// A batch of messages, read by index, each once.
-pub(super) trait Source<'a> {
+pub(crate) trait Source<'a> {
     type Message: Message<'a>;
 
     /// How many messages.
@@ -94,7 +94,7 @@ pub(super) trait Source<'a> {
 }
 
 /// The caller's containers, each asked for its bytes once.
-pub(super) struct Slices<'a, T>(pub(super) &'a [T]);
+pub(crate) struct Slices<'a, T>(pub(crate) &'a [T]);
 
 impl<'a, T: AsRef<[u8]>> Source<'a> for Slices<'a, T> {
     type Message = &'a [u8];

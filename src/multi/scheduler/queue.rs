@@ -16,7 +16,7 @@ use core::mem::MaybeUninit;
 
 /// Messages queued at a time: a multiple of every kernel's width (4 to 64
 /// lanes in groups of 4, 8 or 16), so that whole sets fill windows.
-pub(super) const WINDOW: usize = 192;
+pub(crate) const WINDOW: usize = 192;
 
 /// Windows whose block counts are all at most this are sorted by counting
 /// (short messages); others by comparison.

@@ -5,12 +5,12 @@
 //! One group alone is bound by the latency of MD5's dependency chain (each
 //! step waits on the previous `b`); independent groups, stepped in turn,
 //! fill the gaps. How many pay depends on the core's vector latency and
-//! register count, so `G` is a parameter, chosen per ISA in `kernel.rs`.
+//! register count, so `G` is a parameter, chosen per ISA in `kernel/mod.rs`.
 #![allow(clippy::many_single_char_names)]
 
 use super::lane_vector::{self, LaneVector};
-use super::{BlockPtrs, LaneStates};
 use crate::consts::RC;
+use crate::multi::state::{BlockPtrs, LaneStates};
 
 /// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
 /// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`).
@@ -59,7 +59,7 @@ macro_rules! entry_points {
         #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
             state: &mut super::LaneStates,
-            ptrs: &super::BlockPtrs,
+            ptrs: &crate::multi::state::BlockPtrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
         ) {
@@ -76,7 +76,7 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn transpose_only<const G: usize>(
-            ptrs: &super::BlockPtrs,
+            ptrs: &crate::multi::state::BlockPtrs,
             blocks: usize,
         ) -> u32 {
             // SAFETY: as in `compress`.

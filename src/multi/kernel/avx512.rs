@@ -16,7 +16,6 @@
 //! stack as memory operands.
 
 use super::lane_vector::{self, LaneVector};
-use super::Kernel;
 use core::arch::x86_64::*;
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
@@ -59,7 +58,7 @@ pub(super) fn detected() -> bool {
 /// The override: `md5::multi::__bench::set_avx512_groups(n)` (1 to 4) makes
 /// every scheduler and `Lanes` made after it run `n` groups in this
 /// process, for measuring; a hidden hook, not an API.
-pub(super) fn groups() -> usize {
+pub(crate) fn groups() -> usize {
     match GROUPS.load(Relaxed) {
         0 => {
             let groups = if zen5_or_later() { 4 } else { 2 };
@@ -73,15 +72,10 @@ pub(super) fn groups() -> usize {
 /// [`groups`]' answer; 0 until the first call reads CPUID.
 static GROUPS: AtomicUsize = AtomicUsize::new(0);
 
-/// Makes [`groups`] answer `groups` (1 to 4) from now on, whatever the CPU:
-/// so that one machine can run the scheduler at every AVX-512 width (see
-/// `__bench::set_avx512_groups`).
-pub(super) fn set_groups(groups: usize) {
-    let max = Kernel::Avx512.max_groups();
-    assert!(
-        (1..=max).contains(&groups),
-        "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
-    );
+/// Makes [`groups`] answer `groups` from now on, whatever the CPU: so that
+/// one machine can run the scheduler at every AVX-512 width. The caller,
+/// `__bench::set_avx512_groups`, checks that the kernel is built for it.
+pub(crate) fn set_groups(groups: usize) {
     GROUPS.store(groups, Relaxed);
 }
 

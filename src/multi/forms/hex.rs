@@ -42,7 +42,7 @@ pub(super) fn encode(digest: &[u8; 16]) -> [u8; 32] {
 }
 
 /// One table lookup per nibble.
-pub(super) fn portable(digest: &[u8; 16]) -> [u8; 32] {
+pub(crate) fn portable(digest: &[u8; 16]) -> [u8; 32] {
     let mut out = [0u8; 32];
     for (pair, &b) in out.chunks_exact_mut(2).zip(digest) {
         pair[0] = DIGITS[usize::from(b >> 4)];

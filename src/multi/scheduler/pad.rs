@@ -7,13 +7,13 @@ use super::source::Message;
 use crate::compress::soft::pad::{fill_pad, mark_end, pad_blocks};
 
 /// Blocks a message of `len` bytes takes with its padding.
-pub(super) const fn padded_blocks(len: usize) -> usize {
+pub(crate) const fn padded_blocks(len: usize) -> usize {
     len / 64 + pad_blocks(len % 64)
 }
 
 /// The padding block of a whole-block message of `total` bytes.
 #[inline(always)]
-pub(super) fn whole_block_pad(total: u64) -> [u8; 64] {
+pub(crate) fn whole_block_pad(total: u64) -> [u8; 64] {
     let mut pad = [0; 128];
     fill_pad(&mut pad, &[], total);
     *pad.first_chunk().unwrap()
@@ -21,7 +21,7 @@ pub(super) fn whole_block_pad(total: u64) -> [u8; 64] {
 
 /// A block as the kernel's message words, for its `last` block.
 #[inline(always)]
-pub(super) fn block_words(block: &[u8; 64]) -> [u32; 16] {
+pub(crate) fn block_words(block: &[u8; 64]) -> [u32; 16] {
     let mut words = [0; 16];
     for (w, b) in words.iter_mut().zip(block.chunks_exact(4)) {
         *w = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
@@ -38,7 +38,7 @@ pub(super) fn block_words(block: &[u8; 64]) -> [u32; 16] {
 /// most 4, and `dst` is valid for writes of `64 * blocks` bytes and
 /// overlaps none of `msg`'s bytes.
 #[inline(always)]
-pub(super) unsafe fn write_end<'a, M: Message<'a>>(
+pub(crate) unsafe fn write_end<'a, M: Message<'a>>(
     dst: *mut u8,
     msg: &M,
     from: usize,

@@ -1,17 +1,15 @@
 //! One message on the single-stream backend (`crate::compress`): the
 //! portable kernel's way with every message, the scheduler's with a lone
 //! last one (faster than a mostly idle vector) and with pieces whose layout
-//! no lane plan fits, and [`Lanes`](super::Lanes)' last piece.
+//! no lane plan fits, and [`Lanes`](crate::multi::Lanes)' last piece.
 
 use super::pad::{padded_blocks, write_end};
 use super::source::{Message, Start};
 use crate::compress;
-use crate::compress::soft::pad::fill_pad;
-// The digest bytes of a lane state, for `LaneStates::digests4`.
-pub(super) use crate::compress::soft::pad::to_bytes;
+use crate::compress::soft::pad::{fill_pad, to_bytes};
 
 /// The digest of `msg`, continuing from `start`.
-pub(super) fn digest<'a, M: Message<'a>>(msg: &M, start: Start) -> [u8; 16] {
+pub(crate) fn digest<'a, M: Message<'a>>(msg: &M, start: Start) -> [u8; 16] {
     let len = msg.len();
     let total = start.len.wrapping_add(len as u64);
     if M::PLAIN {
@@ -46,7 +44,7 @@ pub(super) fn digest<'a, M: Message<'a>>(msg: &M, start: Start) -> [u8; 16] {
 
 /// Finishes one message on the single-stream backend: `rest` (whole blocks
 /// first, then a tail under 64 bytes) of a message `total` bytes long.
-pub(super) fn finish_single(mut state: [u32; 4], rest: &[u8], total: u64) -> [u8; 16] {
+pub(crate) fn finish_single(mut state: [u32; 4], rest: &[u8], total: u64) -> [u8; 16] {
     let (blocks, tail) = rest.as_chunks::<64>();
     compress::compress(&mut state, blocks);
     let mut pad = [0u8; 128];

@@ -42,7 +42,7 @@ pub fn base64_into(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
 
 /// One table lookup per 6 bits: five groups of 3 bytes, then the last byte
 /// as two characters and `==`.
-pub(super) fn portable(digest: &[u8; 16]) -> [u8; 24] {
+pub(crate) fn portable(digest: &[u8; 16]) -> [u8; 24] {
     let mut out = [b'='; 24];
     for (chars, group) in out.chunks_exact_mut(4).zip(digest.chunks_exact(3)) {
         let n = u32::from(group[0]) << 16 | u32::from(group[1]) << 8 | u32::from(group[2]);
@@ -57,7 +57,7 @@ pub(super) fn portable(digest: &[u8; 16]) -> [u8; 24] {
 
 #[cfg(md5_sse2)]
 mod avx2 {
-    use super::super::kernel::Kernel;
+    use crate::multi::kernel::Kernel;
     use core::arch::x86_64::*;
 
     /// Whether the AVX2 form runs: the CPU has AVX2 (as the AVX2 kernel

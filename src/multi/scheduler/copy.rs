@@ -13,7 +13,7 @@
 /// `dst` is valid for writes of `src.len()` bytes and does not overlap
 /// `src`.
 #[inline(always)]
-pub(super) unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
+pub(crate) unsafe fn copy_bytes(src: &[u8], dst: *mut u8) {
     let n = src.len();
     let s = src.as_ptr();
     // SAFETY: each move reads `K` bytes at offset `i` of `src` and writes

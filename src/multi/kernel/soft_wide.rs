@@ -1,9 +1,9 @@
-//! [`Kernel::SoftWide`](super::Kernel::SoftWide)'s compression: AVX-512's
+//! Tests only: [`Kernel::SoftWide`](super::Kernel::SoftWide)'s compression: AVX-512's
 //! widths (groups of 16 lanes) computed lane by lane with the `soft`
 //! backend, so that the scheduler and `Lanes` meet every AVX-512 width and
 //! group count on every x86_64 host.
 
-use super::{BlockPtrs, LaneStates};
+use crate::multi::state::{BlockPtrs, LaneStates};
 
 /// Each lane of the groups of 16 that cover `used`, one at a time with the
 /// `soft` backend, then the block of the words `last`, if given. Lanes from

@@ -8,11 +8,12 @@
 //! runs' work, or of fewer than two sets of messages, stays on the calling
 //! thread. Results are the serial functions', slot for slot.
 
+use super::check_out;
 use super::offsets::{Offset, Offsets};
 use super::pieces::{PieceLists, Prefixed, Suffixed};
-use super::scheduler::digest_batch;
-use super::source::Slices;
-use super::{check_out, kernel};
+use crate::multi::kernel::Kernel;
+use crate::multi::scheduler::digest_batch;
+use crate::multi::scheduler::source::Slices;
 use core::marker::PhantomData;
 
 /// The work a run of messages holds, in bytes: a message counts as its
@@ -29,7 +30,7 @@ const COUNTED: usize = 1 << 14;
 /// How many messages a run of `n` takes, or `None` for running them all on
 /// this thread; `bytes` counts their bytes (called for small batches only).
 fn run_len(n: usize, bytes: impl FnOnce() -> u64) -> Option<usize> {
-    let lanes = kernel().lanes();
+    let lanes = Kernel::detect().lanes();
     if rayon::current_num_threads() < 2 || n < 2 * lanes {
         return None;
     }
@@ -81,7 +82,7 @@ fn bytes_of<T: AsRef<[u8]>>(inputs: &[T]) -> u64 {
     inputs.iter().map(|m| m.as_ref().len() as u64).sum()
 }
 
-/// [`digest_many_into`](super::digest_many_into) on rayon's thread pool:
+/// [`digest_many_into`](crate::multi::digest_many_into) on rayon's thread pool:
 /// the same digests, hashed by several threads where the batch is large
 /// enough to pay (more than a few hundred kilobytes, or many thousands of
 /// messages), each thread hashing full sets of lanes.
@@ -105,17 +106,17 @@ pub fn par_digest_many_into<T: AsRef<[u8]> + Sync>(inputs: &[T], out: &mut [[u8;
     run(
         out,
         || bytes_of(inputs),
-        |at, out| digest_batch(kernel(), &Slices(&inputs[at..at + out.len()]), out),
+        |at, out| digest_batch(Kernel::detect(), &Slices(&inputs[at..at + out.len()]), out),
     );
 }
 
-/// [`digest_offsets_into`](super::digest_offsets_into) on rayon's thread
+/// [`digest_offsets_into`](crate::multi::digest_offsets_into) on rayon's thread
 /// pool, as [`par_digest_many_into`] splits a batch. The offsets are checked
 /// once, on the calling thread, before any hashing.
 ///
 /// # Panics
 ///
-/// As [`digest_offsets_into`](super::digest_offsets_into).
+/// As [`digest_offsets_into`](crate::multi::digest_offsets_into).
 #[cfg_attr(docsrs, doc(cfg(feature = "rayon")))]
 pub fn par_digest_offsets_into<O: Offset + Sync>(
     values: &[u8],
@@ -126,11 +127,11 @@ pub fn par_digest_offsets_into<O: Offset + Sync>(
     run(
         out,
         || rows.bytes(),
-        |at, out| digest_batch(kernel(), &rows.sub(at..at + out.len()), out),
+        |at, out| digest_batch(Kernel::detect(), &rows.sub(at..at + out.len()), out),
     );
 }
 
-/// [`digest_many_suffixed_into`](super::digest_many_suffixed_into) on
+/// [`digest_many_suffixed_into`](crate::multi::digest_many_suffixed_into) on
 /// rayon's thread pool, as [`par_digest_many_into`] splits a batch.
 ///
 /// # Panics
@@ -148,12 +149,12 @@ pub fn par_digest_many_suffixed_into<T: AsRef<[u8]> + Sync>(
         || bytes_of(inputs) + (suffix.len() * inputs.len()) as u64,
         |at, out| {
             let inputs = &inputs[at..at + out.len()];
-            digest_batch(kernel(), &Suffixed { inputs, suffix }, out)
+            digest_batch(Kernel::detect(), &Suffixed { inputs, suffix }, out)
         },
     );
 }
 
-/// [`digest_many_prefixed_into`](super::digest_many_prefixed_into) on
+/// [`digest_many_prefixed_into`](crate::multi::digest_many_prefixed_into) on
 /// rayon's thread pool, as [`par_digest_many_into`] splits a batch. The
 /// prefix's whole blocks are hashed once, on the calling thread.
 ///
@@ -171,11 +172,11 @@ pub fn par_digest_many_prefixed_into<T: AsRef<[u8]> + Sync>(
     run(
         out,
         || bytes_of(inputs) + (prefix.len() % 64 * inputs.len()) as u64,
-        |at, out| digest_batch(kernel(), &batch.sub(at..at + out.len()), out),
+        |at, out| digest_batch(Kernel::detect(), &batch.sub(at..at + out.len()), out),
     );
 }
 
-/// [`digest_pieces_into`](super::digest_pieces_into) on rayon's thread
+/// [`digest_pieces_into`](crate::multi::digest_pieces_into) on rayon's thread
 /// pool, as [`par_digest_many_into`] splits a batch.
 ///
 /// # Panics
@@ -193,7 +194,7 @@ where
         || inputs.iter().map(|p| bytes_of(p.as_ref())).sum(),
         |at, out| {
             let inputs = &inputs[at..at + out.len()];
-            digest_batch(kernel(), &PieceLists(inputs, PhantomData), out)
+            digest_batch(Kernel::detect(), &PieceLists(inputs, PhantomData), out)
         },
     );
 }

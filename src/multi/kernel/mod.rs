@@ -1,12 +1,29 @@
 //! Which multi-buffer kernel runs: the kernels this target builds, what the
 //! CPU supports, and how many interleaved groups each runs.
 
-use super::{portable, BlockPtrs, LaneStates};
-
-#[cfg(md5_neon)]
-use super::neon;
+// The lane-vector trait and the body over it, then one lane vector per
+// ISA, each built where the target enables its baseline ISA (`md5_sse2`,
+// `md5_neon`: see `build.rs`).
+#[cfg(any(md5_sse2, md5_neon))]
+#[macro_use]
+mod lane_vector;
+#[cfg(any(md5_sse2, md5_neon))]
+#[macro_use]
+mod body;
 #[cfg(md5_sse2)]
-use super::{avx2, avx512, sse2};
+pub(super) mod avx2;
+#[cfg(md5_sse2)]
+pub(super) mod avx512;
+#[cfg(md5_neon)]
+mod neon;
+mod portable;
+#[cfg(test)]
+mod soft_wide;
+#[cfg(md5_sse2)]
+pub(super) mod sse2;
+
+use crate::compress::soft::pad::to_bytes;
+use crate::multi::state::{BlockPtrs, LaneStates};
 
 /// A multi-buffer kernel. A value of this type other than `Portable` is only
 /// made by [`Kernel::detect`] or [`Kernel::available`], after checking that
@@ -16,7 +33,7 @@ pub(crate) enum Kernel {
     Portable,
     /// Tests only: a kernel of that many groups of 16 lanes (AVX-512's
     /// widths, 16 to 64) that computes each lane with the portable `soft`
-    /// backend (`tests/soft_wide.rs`), so that the scheduler and `Lanes` are
+    /// backend (`soft_wide.rs`), so that the scheduler and `Lanes` are
     /// tested at every AVX-512 width on every x86_64 host. Not in
     /// [`Kernel::ALL`].
     #[cfg(test)]
@@ -229,9 +246,7 @@ impl Kernel {
                     portable::compress(state, ptrs, blocks, last)
                 }
                 #[cfg(test)]
-                Kernel::SoftWide(_) => {
-                    super::tests::soft_wide::compress(state, ptrs, blocks, used, last)
-                }
+                Kernel::SoftWide(_) => soft_wide::compress(state, ptrs, blocks, used, last),
                 #[cfg(md5_sse2)]
                 Kernel::Sse2 => {
                     with_groups!(sse2::compress, groups, [1, 2; 3], (state, ptrs, blocks, last))
@@ -300,4 +315,26 @@ impl Kernel {
             }
         }
     }
+}
+
+/// The digests of lanes `lane..lane + 4` of `state`: a 4 × 4
+/// transposition, with SSE2 where it is baseline.
+#[inline]
+pub(crate) fn digests4(state: &LaneStates, lane: usize) -> [[u8; 16]; 4] {
+    let rows = [0, 1, 2, 3].map(|r| &state.rows[r][lane..lane + 4]);
+    #[cfg(md5_sse2)]
+    let rows = {
+        use lane_vector::{LaneVector, X86};
+        // SAFETY: SSE2 is enabled (cfg); each row has the 4 words
+        // `load` reads (sliced above).
+        let v = rows.map(|r| unsafe { sse2::V4::load(r.as_ptr()) });
+        sse2::V4::transpose4(v).map(|v| {
+            let mut w = [0; 4];
+            v.store(&mut w);
+            w
+        })
+    };
+    #[cfg(not(md5_sse2))]
+    let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
+    rows.map(to_bytes)
 }

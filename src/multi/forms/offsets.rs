@@ -4,9 +4,9 @@
 //! vectorises; the rows are then read straight from `values`, with no
 //! slice per row built first.
 
-use super::kernel;
-use super::scheduler::digest_batch;
-use super::source::Source;
+use crate::multi::kernel::Kernel;
+use crate::multi::scheduler::digest_batch;
+use crate::multi::scheduler::source::Source;
 use core::fmt::Display;
 
 mod sealed {
@@ -86,11 +86,11 @@ offset!(i32, i64, u32, u64, usize);
 /// ```
 pub fn digest_offsets_into<O: Offset>(values: &[u8], offsets: &[O], out: &mut [[u8; 16]]) {
     let rows = Offsets::new("digest_offsets_into", values, offsets, out.len());
-    digest_batch(kernel(), &rows, out);
+    digest_batch(Kernel::detect(), &rows, out);
 }
 
 /// The rows of a column, its offsets checked.
-pub(super) struct Offsets<'a, O> {
+pub(crate) struct Offsets<'a, O> {
     values: &'a [u8],
     offsets: &'a [O],
 }
@@ -105,7 +105,7 @@ impl<'a, O: Offset> Offsets<'a, O> {
     /// broken: if `out_len` is not `offsets.len() - 1` (0 where `offsets` is
     /// empty, an empty column as some writers store it), an offset is
     /// negative, offsets decrease, or the last is past the end of `values`.
-    pub(super) fn new(what: &str, values: &'a [u8], offsets: &'a [O], out_len: usize) -> Self {
+    pub(crate) fn new(what: &str, values: &'a [u8], offsets: &'a [O], out_len: usize) -> Self {
         let rows = offsets.len().saturating_sub(1);
         assert!(
             out_len == rows,
@@ -145,7 +145,7 @@ impl<'a, O: Offset> Offsets<'a, O> {
 
     /// The bytes of every row.
     #[cfg(feature = "rayon")]
-    pub(super) fn bytes(&self) -> u64 {
+    pub(crate) fn bytes(&self) -> u64 {
         match (self.offsets.first(), self.offsets.last()) {
             (Some(first), Some(last)) => (last.index() - first.index()) as u64,
             _ => 0,
@@ -154,7 +154,7 @@ impl<'a, O: Offset> Offsets<'a, O> {
 
     /// Rows `range` of the column, already checked.
     #[cfg(feature = "rayon")]
-    pub(super) fn sub(&self, range: core::ops::Range<usize>) -> Self {
+    pub(crate) fn sub(&self, range: core::ops::Range<usize>) -> Self {
         Self {
             values: self.values,
             offsets: &self.offsets[range.start..range.end + 1],

@@ -7,9 +7,10 @@
 //! its lane; a long one runs its longest piece's whole blocks in place and
 //! copies the bytes around them (see `Scheduler::start`).
 
-use super::scheduler::digest_batch;
-use super::source::{Message, Source, Start};
-use super::{check_out, kernel};
+use super::check_out;
+use crate::multi::kernel::Kernel;
+use crate::multi::scheduler::digest_batch;
+use crate::multi::scheduler::source::{Message, Source, Start};
 use crate::{compress, consts::STATE_INIT};
 use core::marker::PhantomData;
 
@@ -35,7 +36,7 @@ pub fn digest_many_suffixed_into<T: AsRef<[u8]>>(
     out: &mut [[u8; 16]],
 ) {
     check_out("digest_many_suffixed_into", inputs.len(), out.len());
-    digest_batch(kernel(), &Suffixed { inputs, suffix }, out);
+    digest_batch(Kernel::detect(), &Suffixed { inputs, suffix }, out);
 }
 
 /// Hashes each message of `inputs` after `prefix`, `MD5(prefix ‖
@@ -60,7 +61,7 @@ pub fn digest_many_prefixed_into<T: AsRef<[u8]>>(
     out: &mut [[u8; 16]],
 ) {
     check_out("digest_many_prefixed_into", inputs.len(), out.len());
-    digest_batch(kernel(), &Prefixed::new(prefix, inputs), out);
+    digest_batch(Kernel::detect(), &Prefixed::new(prefix, inputs), out);
 }
 
 /// Hashes each message of `inputs`, given as a list of pieces, as the
@@ -92,7 +93,7 @@ where
     S: AsRef<[u8]>,
 {
     check_out("digest_pieces_into", inputs.len(), out.len());
-    digest_batch(kernel(), &PieceLists(inputs, PhantomData), out);
+    digest_batch(Kernel::detect(), &PieceLists(inputs, PhantomData), out);
 }
 
 /// Copies bytes `from..to` of the concatenation of `pieces` to `dst`.
@@ -115,7 +116,9 @@ unsafe fn copy_pieces<'p>(
             // SAFETY: bytes `lo..hi` of the concatenation are bytes `lo -
             // at..hi - at` of this piece, and go to offset `lo - from <
             // to - from` of `dst` (the caller).
-            unsafe { super::copy::copy_bytes(&p[lo - at..hi - at], dst.add(lo - from)) };
+            unsafe {
+                crate::multi::scheduler::copy::copy_bytes(&p[lo - at..hi - at], dst.add(lo - from))
+            };
         }
         at += p.len();
         if at >= to {
@@ -144,7 +147,7 @@ fn longest_run<'p>(pieces: impl Iterator<Item = &'p [u8]>) -> Option<(usize, &'p
 
 /// A message of two pieces, `first ‖ second`.
 #[derive(Clone, Copy, Default)]
-pub(super) struct Joined<'a> {
+pub(crate) struct Joined<'a> {
     first: &'a [u8],
     second: &'a [u8],
 }
@@ -174,9 +177,9 @@ impl<'a> Message<'a> for Joined<'a> {
 }
 
 /// Every message of `inputs` followed by `suffix`.
-pub(super) struct Suffixed<'a, T> {
-    pub(super) inputs: &'a [T],
-    pub(super) suffix: &'a [u8],
+pub(crate) struct Suffixed<'a, T> {
+    pub(crate) inputs: &'a [T],
+    pub(crate) suffix: &'a [u8],
 }
 
 impl<'a, T: AsRef<[u8]>> Source<'a> for Suffixed<'a, T> {
@@ -198,14 +201,14 @@ impl<'a, T: AsRef<[u8]>> Source<'a> for Suffixed<'a, T> {
 /// Every message of `inputs` after one prefix, whose whole blocks are
 /// hashed once: each message starts from their chaining value, with the
 /// prefix's last partial block as its first piece.
-pub(super) struct Prefixed<'a, T> {
+pub(crate) struct Prefixed<'a, T> {
     inputs: &'a [T],
     tail: &'a [u8],
     start: Start,
 }
 
 impl<'a, T> Prefixed<'a, T> {
-    pub(super) fn new(prefix: &'a [u8], inputs: &'a [T]) -> Self {
+    pub(crate) fn new(prefix: &'a [u8], inputs: &'a [T]) -> Self {
         let (blocks, tail) = prefix.as_chunks::<64>();
         let mut state = STATE_INIT;
         compress::compress(&mut state, blocks);
@@ -221,7 +224,7 @@ impl<'a, T> Prefixed<'a, T> {
 
     /// The messages `range` of the batch, after the same prefix.
     #[cfg(feature = "rayon")]
-    pub(super) fn sub(&self, range: core::ops::Range<usize>) -> Self {
+    pub(crate) fn sub(&self, range: core::ops::Range<usize>) -> Self {
         Self {
             inputs: &self.inputs[range],
             tail: self.tail,
@@ -251,7 +254,7 @@ impl<'a, T: AsRef<[u8]>> Source<'a> for Prefixed<'a, T> {
 }
 
 /// A message given as a list of pieces.
-pub(super) struct Pieces<'a, S> {
+pub(crate) struct Pieces<'a, S> {
     pieces: &'a [S],
     len: usize,
 }
@@ -299,7 +302,7 @@ impl<'a, S: AsRef<[u8]>> Message<'a> for Pieces<'a, S> {
 }
 
 /// Each message of `inputs` the concatenation of its list of pieces `S`.
-pub(super) struct PieceLists<'a, P, S>(pub(super) &'a [P], pub(super) PhantomData<S>);
+pub(crate) struct PieceLists<'a, P, S>(pub(crate) &'a [P], pub(crate) PhantomData<S>);
 
 impl<'a, P, S> Source<'a> for PieceLists<'a, P, S>
 where

@@ -1,0 +1,100 @@
+//! The lane scheduler: keeps every lane of the kernel busy with a batch of
+//! messages of any lengths, and pads each message in its lane.
+//!
+//! Messages start in the order of the [`Queue`]: most blocks first, within
+//! windows of the batch. Per-message work is kept small, since it is most
+//! of the cost for short messages:
+//!
+//! * With every lane idle, a full set of messages that each fit a lane's
+//!   buffer (up to [`BUF_BLOCKS`](state::BUF_BLOCKS) blocks with padding) is copied with its
+//!   padding straight into the lanes' blocks and hashed by one kernel call
+//!   per block count in the set (one call when the counts are equal, as
+//!   the queue's order makes most sets), its digests leaving the state four
+//!   lanes at a time: no per-lane bookkeeping at all. A set of one
+//!   whole-block length runs in place instead, its shared padding block
+//!   from broadcast words. (`sets.rs`)
+//! * Otherwise messages start lane by lane: short ones copied into the
+//!   lane's buffer, longer ones run from the caller's memory, then from
+//!   their padding, which for whole-block messages of the batch's first
+//!   such length is one block built once and shared. Messages in pieces
+//!   copy the blocks that straddle pieces to the lane's buffer, and run
+//!   their longest piece's whole blocks in place. (`start.rs`)
+//!   Lanes are tracked in bit masks, and each kernel call is followed by
+//!   one pass over the busy lanes. (`step.rs`)
+
+use crate::multi::kernel::Kernel;
+use queue::Queue;
+use source::Source;
+use state::Scheduler;
+
+#[cfg(test)]
+pub(super) use stagger::delays as stagger_delays;
+pub(super) use stagger::set_spread;
+
+pub(super) mod copy;
+pub(super) mod pad;
+pub(super) mod queue;
+mod sets;
+pub(super) mod single;
+pub(super) mod source;
+pub(super) mod stagger;
+mod start;
+mod state;
+mod step;
+
+/// Hashes every message of `source` into the slot of `out` with its index.
+/// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];
+/// `out` has one slot per message.
+pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &mut [[u8; 16]]) {
+    assert_eq!(source.count(), out.len());
+    let start = source.start();
+    if !kernel.is_simd() {
+        for (i, slot) in out.iter_mut().enumerate() {
+            *slot = single::digest(&source.get(i), start);
+        }
+        return;
+    }
+    let mut sched = Scheduler::new(kernel, start);
+    let mut queue = Queue::new(source, sched.width);
+    loop {
+        // With every lane idle: the next set (a full one, or the last
+        // messages), hashed at once or started in the lanes.
+        if sched.busy() == 0 {
+            if sched.run_direct(source, &mut queue, out) {
+                continue;
+            }
+            let set = queue.take_set();
+            match set.len() {
+                0 => break,
+                // A lone last message runs faster through the single-stream
+                // backend than through a mostly idle vector.
+                1 => out[set[0].index] = single::digest(&set[0].msg, start),
+                _ => sched.run_set(set, out),
+            }
+            continue;
+        }
+        // Refill idle lanes with the next messages, lowest lanes first.
+        while sched.idle != 0 {
+            let Some(e) = queue.next() else {
+                break;
+            };
+            sched.start(sched.idle.trailing_zeros() as usize, e, out);
+        }
+        if queue.is_empty() {
+            match sched.busy() {
+                0 => break,
+                1 => {
+                    sched.finish_alone(out);
+                    break;
+                }
+                // Few messages left: gather them in the low lanes, where the
+                // kernel runs fewer groups.
+                _ => sched.compact(),
+            }
+        } else if sched.busy() == 0 {
+            // Every message started was hashed at once (see `start`).
+            continue;
+        }
+        sched.step(out);
+    }
+}
