@@ -122,6 +122,7 @@ pub mod __bench;
 mod tests;
 
 pub use forms::base64::base64_into;
+pub use forms::encoded::{base64_offsets_into, hex_offsets_into};
 pub use forms::hex::hex_into;
 pub use forms::offsets::{digest_offsets_into, Offset};
 #[cfg(feature = "rayon")]
