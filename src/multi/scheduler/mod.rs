@@ -41,6 +41,7 @@ pub(super) mod stagger;
 mod start;
 mod state;
 mod step;
+mod window;
 
 /// Hashes every message of `source` into the slot of `out` with its index.
 /// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];
