@@ -316,7 +316,12 @@ impl<'a> Scheduler<'a> {
         self.ptr[used..span].fill(first);
         self.init_state();
         let total = self.start.len.wrapping_add(len as u64);
-        let pad = block_words(&whole_block_pad(total));
+        // The batch's shared padding block serves every set of its length,
+        // built once.
+        let pad = match self.share_pad(total) {
+            true => self.shared_pad_words,
+            false => block_words(&whole_block_pad(total)),
+        };
         if let Some(delay) = stagger::delays(self.kernel, &self.ptr[..used], len / 64) {
             self.run_staggered(len / 64, used, &delay, &pad);
             done(&self.state, 0..used);
