@@ -550,6 +550,64 @@ fn encoders_match_format_and_rfc4648() {
     assert_eq!(msg, "md5::multi::base64_into: 0 inputs but 1 output slots");
 }
 
+/// `hex_offsets_into` and `base64_offsets_into` against md-5 0.10.6 with
+/// `format!` and RFC 4648 by hand, row by row: rows of 0 to 200 bytes with
+/// the padding edges (55/56, 63/64, 119/120) and empty rows, columns of
+/// every size around the 1,024-row chunks the rows are hashed in, offsets
+/// not from 0, and an Arrow slice; then the panics of a bad column.
+#[test]
+fn column_encoders_match_upstream() {
+    let mut rng = Rng(0x7465_7374_0023);
+    for rows in [0, 1, 7, 33, 1023, 1024, 1025, 2047, 2048, 3001] {
+        let lens: Vec<usize> = (0..rows)
+            .map(|i| match i % 7 {
+                0 => [0, 55, 56, 63, 64, 119, 120][rng.below(7)],
+                _ => rng.below(201),
+            })
+            .collect();
+        let (values, offsets) = column(&mut rng, &lens, 5, 3);
+        let as_i32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let as_u64: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
+        let rows_of = |w: &[usize]| upstream(&values[w[0]..w[1]]);
+        let want: Vec<[u8; 16]> = offsets.windows(2).map(rows_of).collect();
+        let mut hex = vec![[0u8; 32]; rows];
+        multi::hex_offsets_into(&values, &as_i32, &mut hex);
+        let mut b64 = vec![[0u8; 24]; rows];
+        multi::base64_offsets_into(&values, &as_u64, &mut b64);
+        for (i, d) in want.iter().enumerate() {
+            let text = format!(
+                "{:x}",
+                upstream::Md5::digest(&values[offsets[i]..offsets[i + 1]])
+            );
+            assert_eq!(hex[i][..], text.as_bytes()[..], "row {i} of {rows}, hex");
+            assert_eq!(b64[i][..], rfc4648(d)[..], "row {i} of {rows}, base64");
+        }
+        if rows >= 3 {
+            let (lo, hi) = (rows / 3, rows - rows / 3);
+            let mut part = vec![[0u8; 32]; hi - lo];
+            multi::hex_offsets_into(&values, &offsets[lo..=hi], &mut part);
+            assert_eq!(part, hex[lo..hi], "hex of rows {lo}..{hi} of {rows}");
+        }
+    }
+    multi::hex_offsets_into(b"xyz", &[2i32], &mut []);
+    multi::base64_offsets_into::<i64>(b"", &[], &mut []);
+    let msg = panics_with(|| multi::hex_offsets_into(b"0123", &[0i32, 3, 2], &mut [[0; 32]; 2]));
+    assert_eq!(
+        msg,
+        "md5::multi::hex_offsets_into: offsets decrease: offsets[1] = 3 > offsets[2] = 2"
+    );
+    let msg = panics_with(|| multi::base64_offsets_into(b"0123", &[0i32, 5], &mut [[0; 24]; 1]));
+    assert_eq!(
+        msg,
+        "md5::multi::base64_offsets_into: offsets[1] = 5 is past the end of values (4 bytes)"
+    );
+    let msg = panics_with(|| multi::hex_offsets_into(b"0123", &[0i32, 4], &mut [[0; 32]; 2]));
+    assert_eq!(
+        msg,
+        "md5::multi::hex_offsets_into: 2 offsets make 1 rows, but there are 2 output slots"
+    );
+}
+
 /// RFC 4648 base64 with padding, three bytes at a time.
 fn rfc4648(bytes: &[u8]) -> Vec<u8> {
     const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

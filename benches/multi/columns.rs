@@ -140,6 +140,9 @@ fn column_to_hex<'a>(col: &'a Column, rows: &'a [&'a [u8]]) -> Vec<Run<'a>> {
             multi::digest_offsets_into(&col.values, &col.offsets, &mut digests_buf);
             multi::hex_into(&digests_buf, out.as_chunks_mut::<32>().0);
         }),
+        run("hex_offsets_into", move |out| {
+            multi::hex_offsets_into(&col.values, &col.offsets, out.as_chunks_mut::<32>().0);
+        }),
     ]
 }
 
@@ -162,6 +165,9 @@ fn column_to_base64<'a>(col: &'a Column, rows: &'a [&'a [u8]]) -> Vec<Run<'a>> {
         run("digest_offsets_into + base64_into", move |out| {
             multi::digest_offsets_into(&col.values, &col.offsets, &mut digests_buf);
             multi::base64_into(&digests_buf, out.as_chunks_mut::<24>().0);
+        }),
+        run("base64_offsets_into", move |out| {
+            multi::base64_offsets_into(&col.values, &col.offsets, out.as_chunks_mut::<24>().0);
         }),
     ]
 }

@@ -16,7 +16,8 @@ scheduler, padding, Lanes and the kernels. Checks:
   suites    digest_many_into against hashlib: every length 0..=200 (forwards and
             backwards), each padding edge alone in every lane, every count
             0..=130 with random lengths (so every group count and lane occupancy
-            occurs), very unequal lengths, columns through digest_offsets_into
+            occurs), rows of 0..=200 bytes over more than one sorted window,
+            very unequal lengths, columns through digest_offsets_into
             and messages with a suffix or a prefix, and Lanes with random
             chunking
   trace     no call instruction in md5::multi::avx512::compress; traced calls:
@@ -296,6 +297,14 @@ def suite_inputs(rng):
     for count in (64, 2 * 64 + 5):
         suites.append((f"{count} rows of 8..=64 bytes", [rng.randbytes(8 + rng.randrange(57))
                                                           for _ in range(count)]))
+    # Short rows of every block count, a sorted window of them at a time:
+    # over one window and into the next, and one ended early by a long row.
+    for count in (300, 2 * 384 + 7):
+        rows = [rng.randbytes(rng.randrange(201)) for _ in range(count)]
+        suites.append((f"{count} rows of 0..=200 bytes", rows))
+    rows = [rng.randbytes(rng.randrange(201)) for _ in range(500)]
+    rows[290] = rng.randbytes(1000)
+    suites.append(("500 rows of 0..=200 bytes, a long one in the first window", rows))
     unequal = []
     for i in range(150):
         n = [20_000 + rng.randrange(5000), 0, 64 * rng.randrange(10), 65_536 + 55,

@@ -18,7 +18,10 @@
 //!   or prefix, or a list per message) as their concatenation, without
 //!   copying them together.
 //! * [`hex_into`] and [`base64_into`] write digests as lowercase hex or as
-//!   base64 (HTTP's `Content-MD5`), straight into a column's buffer.
+//!   base64 (HTTP's `Content-MD5`), straight into a column's buffer;
+//!   [`hex_offsets_into`] and [`base64_offsets_into`] take a column's rows
+//!   straight to hex or base64, encoding each chunk of digests while it is
+//!   in cache.
 //! * With the `rayon` feature, `par_digest_many_into` and the other `par_`
 //!   forms split a large batch over rayon's thread pool.
 //! * [`Lanes`] advances up to [`Lanes::MAX`] long streams together, one chunk
@@ -60,6 +63,11 @@
 //! let hex_offsets: Vec<i32> = (0..=rows as i32).map(|i| 32 * i).collect();
 //! assert_eq!(&hex_values[32..64], b"d41d8cd98f00b204e9800998ecf8427e"); // ""
 //! assert_eq!(hex_offsets, [0, 32, 64, 96]);
+//!
+//! // The same in one call, without the column of digests in between.
+//! let mut fused = vec![[0u8; 32]; rows];
+//! md5::multi::hex_offsets_into(values, offsets, &mut fused);
+//! assert_eq!(fused, hex);
 //! # }
 //! ```
 //!
@@ -86,12 +94,14 @@
 //! * `forms/`: the forms a batch comes in and goes out as: `offsets.rs`
 //!   (a column's buffer and offsets), `pieces.rs` (messages in pieces),
 //!   `par.rs` (the `rayon` forms), `hex.rs` and `base64.rs` (the
-//!   encoders); and `lanes.rs`: [`Lanes`], long streams advanced together;
+//!   encoders), `encoded.rs` (a column hashed to hex or base64 a chunk at
+//!   a time); and `lanes.rs`: [`Lanes`], long streams advanced together;
 //! * `scheduler/`: the lanes kept busy over a batch: `source.rs` (the
 //!   batches it reads, and their messages), `queue.rs` (the order messages
 //!   start in), `mod.rs` (the batch loop and lane state), `start.rs` (a
 //!   message started in a lane), `step.rs` (the kernel calls over the busy
-//!   lanes), `sets.rs` (sets hashed at once), `pad.rs` and `copy.rs` (a
+//!   lanes), `sets.rs` (sets hashed at once), `window.rs` (short rows of
+//!   mixed block counts, a sorted window at a time), `pad.rs` and `copy.rs` (a
 //!   message's end and padding written into a lane; the padding itself is
 //!   `compress/soft/pad.rs`, shared with `const_digest`), `single.rs` (one
 //!   message on the single-stream backend);
@@ -122,6 +132,7 @@ pub mod __bench;
 mod tests;
 
 pub use forms::base64::base64_into;
+pub use forms::encoded::{base64_offsets_into, hex_offsets_into};
 pub use forms::hex::hex_into;
 pub use forms::offsets::{digest_offsets_into, Offset};
 #[cfg(feature = "rayon")]

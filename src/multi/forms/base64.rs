@@ -26,6 +26,11 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// ```
 pub fn base64_into(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
     super::check_out("base64_into", digests.len(), out.len());
+    encode_all(digests, out);
+}
+
+/// `digests` in base64 into `out`, of the same length.
+pub(super) fn encode_all(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
     #[cfg(md5_sse2)]
     if avx2::available() {
         // SAFETY: the CPU has AVX2 (checked just above).

@@ -19,6 +19,11 @@
 /// ```
 pub fn hex_into(digests: &[[u8; 16]], out: &mut [[u8; 32]]) {
     super::check_out("hex_into", digests.len(), out.len());
+    encode_all(digests, out);
+}
+
+/// `digests` in hex into `out`, of the same length.
+pub(super) fn encode_all(digests: &[[u8; 16]], out: &mut [[u8; 32]]) {
     for (d, o) in digests.iter().zip(out) {
         *o = encode(d);
     }

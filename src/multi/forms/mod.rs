@@ -1,8 +1,10 @@
 //! The forms a batch comes in and goes out as, each on the one scheduler:
 //! a column's buffer and offsets, messages in pieces, the `rayon` forms,
-//! and digests written as hex or base64.
+//! digests written as hex or base64, and a column hashed straight to hex
+//! or base64.
 
 pub(super) mod base64;
+pub(super) mod encoded;
 pub(super) mod hex;
 pub(super) mod offsets;
 #[cfg(feature = "rayon")]

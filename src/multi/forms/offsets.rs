@@ -153,7 +153,6 @@ impl<'a, O: Offset> Offsets<'a, O> {
     }
 
     /// Rows `range` of the column, already checked.
-    #[cfg(feature = "rayon")]
     pub(crate) fn sub(&self, range: core::ops::Range<usize>) -> Self {
         Self {
             values: self.values,

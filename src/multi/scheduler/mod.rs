@@ -12,7 +12,9 @@
 //!   the queue's order makes most sets), its digests leaving the state four
 //!   lanes at a time: no per-lane bookkeeping at all. A set of one
 //!   whole-block length runs in place instead, its shared padding block
-//!   from broadcast words. (`sets.rs`)
+//!   from broadcast words. (`sets.rs`) Short rows of wider mixes, with
+//!   enough of the batch left, run a window of them at a time, sorted by
+//!   block count, the same way. (`window.rs`)
 //! * Otherwise messages start lane by lane: short ones copied into the
 //!   lane's buffer, longer ones run from the caller's memory, then from
 //!   their padding, which for whole-block messages of the batch's first
@@ -41,6 +43,7 @@ pub(super) mod stagger;
 mod start;
 mod state;
 mod step;
+mod window;
 
 /// Hashes every message of `source` into the slot of `out` with its index.
 /// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];

@@ -9,6 +9,7 @@ use super::queue::{Entry, Queue};
 use super::source::{Message, Source};
 use super::stagger;
 use super::state::{Scheduler, BUF, BUF_BLOCKS};
+use super::window;
 use crate::compress::soft::pad::to_bytes;
 use crate::multi::kernel::digests4;
 use crate::multi::state::{LaneStates, MAX_LANES};
@@ -18,7 +19,7 @@ impl<'a> Scheduler<'a> {
     /// Copies `msg` and its padding, `blocks <= BUF_BLOCKS` blocks, into
     /// lane `lane`'s buffer.
     #[inline(always)]
-    fn fill<M: Message<'a>>(&mut self, lane: usize, msg: &M, blocks: usize) {
+    pub(super) fn fill<M: Message<'a>>(&mut self, lane: usize, msg: &M, blocks: usize) {
         debug_assert!(blocks <= BUF_BLOCKS && lane < MAX_LANES);
         let total = self.start.len.wrapping_add(msg.len() as u64);
         let dst = self.buf_mut(lane);
@@ -97,6 +98,22 @@ impl<'a> Scheduler<'a> {
             // (Wider mixes run better from the queue's sorted windows: a set
             // of them leaves lanes idle in most of its calls.)
             let (mut lo, mut hi) = (blocks, blocks);
+            if !equal && blocks <= BUF_BLOCKS && lane > 1 {
+                // SAFETY: entry `lane - 1`, the one that ended the run of
+                // `blocks`, was written above.
+                let odd = padded_blocks(unsafe { read[lane - 1].assume_init_ref() }.len());
+                if odd <= BUF_BLOCKS && source.count() - base >= window::MIN_ROWS {
+                    // SAFETY: the first `lane` entries were written above;
+                    // `MaybeUninit<M>` has the layout of `M`.
+                    let read = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), lane) };
+                    let hashed = self.run_window(source, base, read, out);
+                    queue.skip(hashed.rows);
+                    if let Some(long) = hashed.long {
+                        queue.stash(&[long]);
+                    }
+                    return true;
+                }
+            }
             if !equal && blocks <= BUF_BLOCKS && lane > 1 {
                 // SAFETY: entry `lane - 1`, the one that ended the run of
                 // `blocks`, was written above.
@@ -225,7 +242,7 @@ impl<'a> Scheduler<'a> {
     /// count (the last of those still running) are done, handed to `done`,
     /// and the calls that follow run fewer groups.
     #[inline(always)]
-    fn run_short(
+    pub(super) fn run_short(
         &mut self,
         used: usize,
         blocks: impl Fn(usize) -> usize,
@@ -299,7 +316,12 @@ impl<'a> Scheduler<'a> {
         self.ptr[used..span].fill(first);
         self.init_state();
         let total = self.start.len.wrapping_add(len as u64);
-        let pad = block_words(&whole_block_pad(total));
+        // The batch's shared padding block serves every set of its length,
+        // built once.
+        let pad = match self.share_pad(total) {
+            true => self.shared_pad_words,
+            false => block_words(&whole_block_pad(total)),
+        };
         if let Some(delay) = stagger::delays(self.kernel, &self.ptr[..used], len / 64) {
             self.run_staggered(len / 64, used, &delay, &pad);
             done(&self.state, 0..used);

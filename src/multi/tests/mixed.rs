@@ -2,7 +2,9 @@
 //! (`Scheduler::run_mixed`): sets whose rows straddle one padding edge (55
 //! or 119 bytes) run at once, sorted within the set; sets of wider mixes,
 //! or with a long row, go through the queue. Batches of several sets and
-//! a partial one, on every kernel, against `Md5::digest`.
+//! a partial one, on every kernel, against `Md5::digest`; and wider
+//! mixes, or longer batches, a window of rows at a time
+//! (`Scheduler::run_window`).
 
 use super::*;
 
@@ -41,6 +43,33 @@ fn mixed_short_rows_across_sets() {
                 check(k, &rows(&mut rng, count, lens, &[]));
                 // A long row in the second set, and one at the end.
                 check(k, &rows(&mut rng, count, lens, &[w + 3, count - 1]));
+            }
+        }
+    });
+}
+
+/// Short rows of wider mixes in windows (`Scheduler::run_window`): batches
+/// of more than `window::MIN_ROWS` rows, over one window and several (384
+/// rows each) and a partial one, every block count 1 to 4 with the padding
+/// edges, some windows ended early by a long row (read, then queued), on
+/// every kernel, against `Md5::digest`.
+#[test]
+fn mixed_short_rows_in_windows() {
+    let mut rng = Rng(0x6d69_7865_6402);
+    let mixes: &[&[usize]] = &[
+        &[0, 1, 55, 56, 63, 64, 119, 120, 183, 184, 200, 247],
+        &[8, 30, 55, 56, 64],
+    ];
+    let counts: &[usize] = if cfg!(miri) {
+        &[260]
+    } else {
+        &[257, 384, 385, 1000]
+    };
+    for_each_kernel(|k| {
+        for lens in mixes {
+            for &count in counts {
+                check(k, &rows(&mut rng, count, lens, &[]));
+                check(k, &rows(&mut rng, count, lens, &[3, 200, count - 2]));
             }
         }
     });

@@ -1,0 +1,121 @@
+//! Short rows of mixed block counts (a column of 0 to 200 bytes, or of 8
+//! to 64 straddling 55), hashed a window of up to [`ROWS`] rows at a time
+//! straight from the batch: each row read once, counting-sorted by blocks
+//! (most first) as 16-bit indices, then hashed a full set at a time, so
+//! that all but a few sets a window run one block count on every lane.
+//! The queue's windows do the same for any batch, but move whole entries
+//! and refill lane by lane; a set of one window is copied in, hashed and
+//! written out at once.
+
+use super::pad::padded_blocks;
+use super::single;
+use super::source::{Message, Source};
+use super::state::{Scheduler, BUF_BLOCKS};
+use crate::compress::soft::pad::to_bytes;
+use crate::multi::kernel::digests4;
+use core::mem::MaybeUninit;
+
+/// Rows a window: a multiple of every kernel's width (4, 8, 12, 16, 24,
+/// 32, 48 and 64 lanes), and few enough for the window's rows (about 40
+/// KB at 100 bytes a row) to stay in cache between their reading in order
+/// and their copying in sorted order; on the Intel Xeon of
+/// benches/RESULTS.md, 960 ran no faster, nor did prefetching each row as
+/// it was read.
+pub(super) const ROWS: usize = 384;
+
+/// Rows left in the batch below which its mixed sets run as they come.
+pub(super) const MIN_ROWS: usize = 256;
+
+/// What a window hashed: its rows, and the long message that ended it
+/// early, read but not hashed.
+pub(super) struct Hashed<M> {
+    pub(super) rows: usize,
+    pub(super) long: Option<M>,
+}
+
+impl<'a> Scheduler<'a> {
+    /// With every lane idle: hashes the messages from `base` on, `read`
+    /// (the first of them, already read, each at most `BUF_BLOCKS` blocks
+    /// with padding) and those after, up to [`ROWS`] in all or the first of
+    /// more blocks, into their slots of `out`.
+    pub(super) fn run_window<S: Source<'a>>(
+        &mut self,
+        source: &S,
+        base: usize,
+        read: &[S::Message],
+        out: &mut [[u8; 16]],
+    ) -> Hashed<S::Message> {
+        let avail = (source.count() - base).min(ROWS);
+        debug_assert!(self.busy() == 0 && read.len() <= avail);
+        let mut msgs = [const { MaybeUninit::<S::Message>::uninit() }; ROWS];
+        let mut blocks = [0u8; ROWS];
+        // `count[b]`: rows of `b` blocks.
+        let mut count = [0usize; BUF_BLOCKS + 1];
+        for (i, &m) in read.iter().enumerate() {
+            let b = padded_blocks(m.len());
+            debug_assert!(b <= BUF_BLOCKS);
+            msgs[i].write(m);
+            blocks[i] = b as u8;
+            count[b] += 1;
+        }
+        let mut n = read.len();
+        let mut long = None;
+        while n < avail {
+            let m = source.get(base + n);
+            let b = padded_blocks(m.len());
+            if b > BUF_BLOCKS {
+                long = Some(m);
+                break;
+            }
+            msgs[n].write(m);
+            blocks[n] = b as u8;
+            count[b] += 1;
+            n += 1;
+        }
+        // SAFETY: entries `0..n` were written above; `MaybeUninit<M>` has
+        // the layout of `M`.
+        let msgs: &[S::Message] = unsafe { core::slice::from_raw_parts(msgs.as_ptr().cast(), n) };
+        // `at[b]`: where the next row of `b` blocks goes, most blocks first.
+        let mut at = [0usize; BUF_BLOCKS + 1];
+        let mut next = 0;
+        for b in (1..=BUF_BLOCKS).rev() {
+            at[b] = next;
+            next += count[b];
+        }
+        let mut order = [0u16; ROWS];
+        for (i, &b) in blocks[..n].iter().enumerate() {
+            let slot = &mut at[usize::from(b)];
+            order[*slot] = i as u16;
+            *slot += 1;
+        }
+        let out = &mut out[base..base + n];
+        for set in order[..n].chunks(self.width) {
+            if let [i] = set {
+                let i = usize::from(*i);
+                out[i] = single::digest(&msgs[i], self.start);
+                continue;
+            }
+            for (lane, &i) in set.iter().enumerate() {
+                let i = usize::from(i);
+                self.fill(lane, &msgs[i], usize::from(blocks[i]));
+            }
+            let blocks_of = |lane: usize| usize::from(blocks[usize::from(set[lane])]);
+            let done = |state: &_, lanes: core::ops::Range<usize>| {
+                let mut lane = lanes.start;
+                while lane < lanes.end {
+                    if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
+                        for (l, d) in (lane..lane + 4).zip(digests4(state, lane)) {
+                            out[usize::from(set[l])] = d;
+                        }
+                        lane += 4;
+                    } else {
+                        out[usize::from(set[lane])] = to_bytes(state.get(lane));
+                        lane += 1;
+                    }
+                }
+            };
+            self.run_short(set.len(), blocks_of, done);
+        }
+        Hashed { rows: n, long }
+    }
+}
