@@ -32,8 +32,8 @@ const CHUNK_ROWS: usize = 16 << 10;
 
 /// The rows of `digest_many`'s argument, in order.
 enum Rows<'py> {
-    /// An exact `list`, read by index with no reference taken per row;
-    /// its length is looked up for each row, as list iteration does.
+    /// An exact `list`, read by index with no reference taken per row,
+    /// up to its length at the time, as list iteration reads it.
     List {
         list: Bound<'py, PyList>,
         next: usize,
@@ -67,15 +67,6 @@ impl<'py> Rows<'py> {
         })
     }
 
-    /// How many rows there are, as far as is known before reading them.
-    fn len_hint(&self) -> usize {
-        match self {
-            Rows::List { list, .. } => list.len(),
-            Rows::Tuple { tuple, .. } => tuple.len(),
-            Rows::Iter { .. } => 0,
-        }
-    }
-
     /// Reads the next rows into `job`, up to `count` of them: fewer only
     /// where the rows run out.
     fn read(&mut self, count: usize, job: &mut Job, owners: &mut Owners<'py>) -> PyResult<()> {
@@ -83,14 +74,19 @@ impl<'py> Rows<'py> {
         match self {
             Rows::List { list, next } => {
                 let end = end(next);
+                // Only Python code can change the list's length while the
+                // GIL is held here, and only a row other than exact
+                // `bytes` can run any (its buffer exporter).
+                let mut len = list.len();
                 while *next < end {
-                    if *next >= list.len() {
+                    if *next >= len {
                         break;
                     }
                     // SAFETY: `list` is a live list (the `Bound` holds a
                     // reference, and proves the GIL held) and `next` is
-                    // within it (checked just above; nothing has run
-                    // since). `PyList_GetItem` gives a borrowed reference
+                    // within it (checked just above against its length,
+                    // looked up again after any code that could change
+                    // it). `PyList_GetItem` gives a borrowed reference
                     // (NULL with an exception if it fails), which stays
                     // valid while the list keeps the row: until Python
                     // code runs or the GIL is released, neither of which
@@ -101,7 +97,11 @@ impl<'py> Rows<'py> {
                             ffi::PyList_GetItem(list.as_ptr(), *next as ffi::Py_ssize_t),
                         )
                     }?;
+                    let plain = row.is_exact_instance_of::<PyBytes>();
                     push(job, owners, *next, row)?;
+                    if !plain {
+                        len = list.len();
+                    }
                     *next += 1;
                 }
             }
@@ -292,15 +292,23 @@ fn for_each_chunk<'py>(
 #[pyfunction]
 #[pyo3(signature = (rows, /))]
 fn digest_many<'py>(py: Python<'py>, rows: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    let mut rows = Rows::new(rows)?;
-    let mut out = Vec::with_capacity(rows.len_hint());
-    for_each_chunk(py, &mut rows, |digests| {
-        out.extend(digests.iter().map(|d| PyBytes::new(py, d)));
-        Ok(())
+    let out = PyList::empty(py);
+    for_each_chunk(py, &mut Rows::new(rows)?, |digests| {
+        extend(&out, digests.iter().map(|d| PyBytes::new(py, d)))
     })?;
-    // One list at its full length, each object moved into it: no growing
-    // it row by row, and no reference counted up and down per row.
-    PyList::new(py, out)
+    Ok(out)
+}
+
+/// Appends a chunk's objects to `list`: made into a list of their own at
+/// its full length, each moved in, then added at once, with no growing
+/// row by row and no reference count call per row.
+fn extend<'py>(
+    list: &Bound<'py, PyList>,
+    items: impl ExactSizeIterator<Item = impl IntoPyObject<'py>>,
+) -> PyResult<()> {
+    let part = PyList::new(list.py(), items)?;
+    let end = list.len();
+    list.set_slice(end, end, &part)
 }
 
 /// ``digest_many(rows)`` as lowercase hex strings of 32 digits: the same
@@ -308,21 +316,19 @@ fn digest_many<'py>(py: Python<'py>, rows: &Bound<'py, PyAny>) -> PyResult<Bound
 #[pyfunction]
 #[pyo3(signature = (rows, /))]
 fn hexdigest_many<'py>(py: Python<'py>, rows: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    let mut rows = Rows::new(rows)?;
-    let mut out = Vec::with_capacity(rows.len_hint());
+    let out = PyList::empty(py);
     let mut hex = Vec::new();
-    for_each_chunk(py, &mut rows, |digests| {
+    for_each_chunk(py, &mut Rows::new(rows)?, |digests| {
         hex.clear();
         hex.resize(digests.len(), [0u8; 32]);
         md5x::multi::hex_into(digests, &mut hex);
         // `hex_into` writes ASCII hex digits only.
-        out.extend(
-            hex.iter()
-                .map(|h| PyString::new(py, std::str::from_utf8(h).unwrap_or_default())),
-        );
-        Ok(())
+        let hex = hex
+            .iter()
+            .map(|h| PyString::new(py, std::str::from_utf8(h).unwrap_or_default()));
+        extend(&out, hex)
     })?;
-    PyList::new(py, out)
+    Ok(out)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
