@@ -2,169 +2,153 @@
 //! hashed side by side by `md5::multi`, the GIL released while hashing.
 //!
 //! The rows are taken a chunk of [`CHUNK_ROWS`] at a time: read (short
-//! ones copied into one buffer), hashed, and their digests appended to the
-//! result list. A chunk's buffers are reused by the chunk after the next,
-//! and stay in a core's L2 cache: fresh memory for a million rows at once
-//! cost more in page faults than the hashing. From the second chunk on, a
-//! thread hashes each chunk while the calling thread, under the GIL, reads
-//! the next and makes the result's objects for the one before (the
-//! README's "Speed" section has the figures).
+//! ones copied into one buffer), hashed, and their digests turned into the
+//! result's objects. A chunk's buffers are reused by the chunk after the
+//! next, and stay in a core's L2 cache: fresh memory for a million rows at
+//! once cost more in page faults than the hashing. From the second chunk
+//! on, a thread hashes each chunk while the calling thread, under the GIL,
+//! reads the next and makes the result's objects for the one before.
+//!
+//! Short rows cost more in CPython's per-object work than in hashing, so
+//! that work is kept to the least: an exact `list` or `tuple` is read by
+//! index with no reference taken per row, a `bytes` row with one call, and
+//! the result list is made once, at its full length, from the objects
+//! made for it (the README's "Speed" section has the figures).
+
+mod job;
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
+use job::{Job, Owners};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
+use pyo3::{ffi, Borrowed};
 use std::sync::mpsc;
 
 /// Rows per chunk: many times the widest kernel's lanes (64), so that a
 /// chunk's last, partly filled set of lanes costs little; few enough that a
-/// chunk's buffers (about 1.5 MiB with rows of up to [`COPY_MAX`] bytes)
-/// stay in L2.
+/// chunk's buffers (about 1.5 MiB, with short rows copied) stay in L2.
 const CHUNK_ROWS: usize = 16 << 10;
 
-/// Rows of up to this many bytes are copied, as they are read, into one
-/// buffer that the hashing reads in order; longer ones are read in place.
-/// A short row's copy costs less than keeping a reference to it (taken
-/// and dropped a row at a time, each a cache miss on a million objects).
-const COPY_MAX: usize = 64;
-
-/// Where a row's bytes are.
-enum Piece {
-    /// In [`Job::copied`], from `start`, `len` bytes.
-    Copied { start: usize, len: usize },
-    /// In place, in an object that [`Owners`] keeps alive (`bytes`, or a
-    /// buffer view): a pointer and length, as no slice may borrow a `Vec`
-    /// that is still growing.
-    InPlace { ptr: *const u8, len: usize },
+/// The rows of `digest_many`'s argument, in order.
+enum Rows<'py> {
+    /// An exact `list`, read by index with no reference taken per row,
+    /// up to its length at the time, as list iteration reads it.
+    List {
+        list: Bound<'py, PyList>,
+        next: usize,
+    },
+    /// An exact `tuple`, read by index with no reference taken per row.
+    Tuple {
+        tuple: Bound<'py, PyTuple>,
+        next: usize,
+    },
+    /// Any other iterable, through the iterator protocol.
+    Iter {
+        iter: Bound<'py, PyIterator>,
+        next: usize,
+    },
 }
 
-/// A chunk's rows as the hashing reads them, and their digests: what the
-/// hashing thread is handed. The objects that hold the in-place rows'
-/// bytes stay behind, in the [`Owners`] the chunk was read with.
-struct Job {
-    pieces: Vec<Piece>,
-    copied: Vec<u8>,
-    /// Bytes in the chunk's rows.
-    total: usize,
-    digests: Vec<[u8; 16]>,
-}
+impl<'py> Rows<'py> {
+    fn new(rows: &Bound<'py, PyAny>) -> PyResult<Self> {
+        // Exactly: a subclass may iterate otherwise than by index.
+        Ok(if rows.is_exact_instance_of::<PyList>() {
+            let list = rows.cast::<PyList>()?.clone();
+            Rows::List { list, next: 0 }
+        } else if rows.is_exact_instance_of::<PyTuple>() {
+            let tuple = rows.cast::<PyTuple>()?.clone();
+            Rows::Tuple { tuple, next: 0 }
+        } else {
+            Rows::Iter {
+                iter: rows.try_iter()?,
+                next: 0,
+            }
+        })
+    }
 
-// SAFETY: a `Job` is plain data but for the pointers of its in-place
-// pieces, shared borrows of bytes that nothing writes while the `Owners`
-// the job was read with holds them: `for_each_chunk` keeps those owners
-// alive (and on the calling thread) until the job is back or the hashing
-// thread has been joined, whichever thread hashes it.
-unsafe impl Send for Job {}
-
-impl Job {
-    fn new() -> Self {
-        Self {
-            pieces: Vec::new(),
-            copied: Vec::new(),
-            total: 0,
-            digests: Vec::new(),
+    /// Reads the next rows into `job`, up to `count` of them: fewer only
+    /// where the rows run out.
+    fn read(&mut self, count: usize, job: &mut Job, owners: &mut Owners<'py>) -> PyResult<()> {
+        let end = |next: &usize| next.saturating_add(count);
+        match self {
+            Rows::List { list, next } => {
+                let end = end(next);
+                // Only Python code can change the list's length while the
+                // GIL is held here, and only a row other than exact
+                // `bytes` can run any (its buffer exporter).
+                let mut len = list.len();
+                while *next < end {
+                    if *next >= len {
+                        break;
+                    }
+                    // SAFETY: `list` is a live list (the `Bound` holds a
+                    // reference, and proves the GIL held) and `next` is
+                    // within it (checked just above against its length,
+                    // looked up again after any code that could change
+                    // it). `PyList_GetItem` gives a borrowed reference
+                    // (NULL with an exception if it fails), which stays
+                    // valid while the list keeps the row: until Python
+                    // code runs or the GIL is released, neither of which
+                    // `push` does before it takes a reference of its own.
+                    let row = unsafe {
+                        Borrowed::from_ptr_or_err(
+                            list.py(),
+                            ffi::PyList_GetItem(list.as_ptr(), *next as ffi::Py_ssize_t),
+                        )
+                    }?;
+                    let plain = row.is_exact_instance_of::<PyBytes>();
+                    push(job, owners, *next, row)?;
+                    if !plain {
+                        len = list.len();
+                    }
+                    *next += 1;
+                }
+            }
+            Rows::Tuple { tuple, next } => {
+                let end = end(next).min(tuple.len());
+                while *next < end {
+                    // A tuple keeps its items as long as it lives.
+                    push(job, owners, *next, tuple.get_borrowed_item(*next)?)?;
+                    *next += 1;
+                }
+            }
+            Rows::Iter { iter, next } => {
+                let end = end(next);
+                while *next < end {
+                    let Some(row) = iter.next() else { break };
+                    push(job, owners, *next, row?.as_borrowed())?;
+                    *next += 1;
+                }
+            }
         }
-    }
-
-    fn len(&self) -> usize {
-        self.pieces.len()
-    }
-
-    /// Copies a short row; false for a long one.
-    fn copy(&mut self, bytes: &[u8]) -> bool {
-        if bytes.len() > COPY_MAX {
-            return false;
-        }
-        self.pieces.push(Piece::Copied {
-            start: self.copied.len(),
-            len: bytes.len(),
-        });
-        self.copied.extend_from_slice(bytes);
-        self.total += bytes.len();
-        true
-    }
-
-    /// Records a long row read in place; the caller keeps its owner.
-    fn in_place(&mut self, bytes: &[u8]) {
-        self.pieces.push(Piece::InPlace {
-            ptr: bytes.as_ptr(),
-            len: bytes.len(),
-        });
-        self.total = self.total.saturating_add(bytes.len());
-    }
-
-    /// Each row is at least one block with its padding.
-    fn work(&self) -> usize {
-        self.total.saturating_add(64 * self.len())
-    }
-
-    /// Hashes the rows into `self.digests`.
-    fn hash(&mut self) {
-        let slices: Vec<&[u8]> = self
-            .pieces
-            .iter()
-            .map(|piece| match *piece {
-                Piece::Copied { start, len } => &self.copied[start..start + len],
-                // SAFETY: `ptr` and `len` come from a slice of a `bytes`
-                // object or a buffer view held by the `Owners` this job
-                // was read with, which outlive its hashing (see `Send`):
-                // `bytes` is immutable, and an exporter keeps a viewed
-                // buffer as it is until the view is released.
-                Piece::InPlace { ptr, len } => unsafe { std::slice::from_raw_parts(ptr, len) },
-            })
-            .collect();
-        self.digests.clear();
-        self.digests.resize(slices.len(), [0; 16]);
-        md5x::multi::digest_many_into(&slices, &mut self.digests);
-    }
-
-    fn clear(&mut self) {
-        self.pieces.clear();
-        self.copied.clear();
-        self.total = 0;
-    }
-}
-
-/// What keeps a chunk's in-place rows readable.
-struct Owners<'py> {
-    /// The long `bytes` rows (immutable, so a reference keeps their bytes
-    /// as they are).
-    bytes: Vec<Bound<'py, PyBytes>>,
-    /// The other long rows, through a buffer view.
-    views: Vec<BufferView>,
-}
-
-impl<'py> Owners<'py> {
-    fn new() -> Self {
-        Self {
-            bytes: Vec::new(),
-            views: Vec::new(),
-        }
-    }
-
-    fn clear(&mut self) {
-        self.bytes.clear();
-        self.views.clear();
+        Ok(())
     }
 }
 
 /// Reads row `index` into `job`, keeping its owner in `owners` if it is
 /// read in place: `TypeError` naming the row if it is not a buffer.
+///
+/// `row` may be borrowed from a list: a reference to it is taken before
+/// anything that could change the list (Python code) runs.
 fn push<'py>(
     job: &mut Job,
     owners: &mut Owners<'py>,
     index: usize,
-    row: Bound<'py, PyAny>,
+    row: Borrowed<'_, 'py, PyAny>,
 ) -> PyResult<()> {
     // Exactly `bytes`: a subclass may export other bytes (`__buffer__`).
     if row.is_exact_instance_of::<PyBytes>() {
-        let row = row.cast_into::<PyBytes>().map_err(PyErr::from)?;
-        let bytes = row.as_bytes();
+        // SAFETY: its type was checked just above: exactly `bytes`.
+        let row = unsafe { row.cast_unchecked::<PyBytes>() };
+        let bytes = bytes_of(&row);
         if !job.copy(bytes) {
             job.in_place(bytes);
-            owners.bytes.push(row);
+            owners.bytes.push(row.to_owned());
         }
     } else {
+        // A buffer exporter may run Python code.
+        let row = row.to_owned();
         let view = BufferView::get(&row).map_err(|e| name_row(row.py(), index, e))?;
         let bytes = view.as_slice();
         if !job.copy(bytes) {
@@ -173,6 +157,29 @@ fn push<'py>(
         }
     }
     Ok(())
+}
+
+/// The bytes of a `bytes` object, read with one call (`as_bytes` makes
+/// two under the limited API, one for the pointer and one for the length).
+fn bytes_of<'a>(row: &'a Bound<'_, PyBytes>) -> &'a [u8] {
+    let mut ptr = std::ptr::null_mut();
+    let mut len: ffi::Py_ssize_t = 0;
+    // SAFETY: `row` is a live `bytes` object (its `Bound` proves the type
+    // and the GIL held); the two out-pointers are locals. Given a `bytes`
+    // object and a length pointer, the call cannot fail.
+    let status = unsafe { ffi::PyBytes_AsStringAndSize(row.as_ptr(), &mut ptr, &mut len) };
+    let len = match usize::try_from(len) {
+        Ok(len) if status == 0 && !ptr.is_null() => len,
+        // Not reached (see above); if it were, the long way.
+        _ => {
+            drop(PyErr::take(row.py()));
+            return row.as_bytes();
+        }
+    };
+    // SAFETY: the call filled `ptr` and `len` with the object's own
+    // `len` bytes (and a NUL after them), which never change and live as
+    // long as the object, which `'a` borrows.
+    unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) }
 }
 
 /// Names the row in `err`: our own `TypeError`s get it at the front of
@@ -188,8 +195,8 @@ fn name_row(py: Python<'_>, index: usize, err: PyErr) -> PyErr {
     err
 }
 
-/// Hashes the rows of `iterable` a chunk at a time, handing each chunk's
-/// digests, in order, to `emit`.
+/// Hashes `rows` a chunk at a time, handing each chunk's digests, in
+/// order, to `emit`.
 ///
 /// One chunk is hashed here, with the GIL released. From two on, a thread
 /// hashes each chunk while this one, which needs the GIL for it, reads the
@@ -198,17 +205,11 @@ fn name_row(py: Python<'_>, index: usize, err: PyErr) -> PyErr {
 /// This thread waits for the hashing with the GIL released.
 fn for_each_chunk<'py>(
     py: Python<'py>,
-    iterable: &Bound<'py, PyAny>,
+    rows: &mut Rows<'py>,
     mut emit: impl FnMut(&[[u8; 16]]) -> PyResult<()>,
 ) -> PyResult<()> {
-    let mut rows = iterable.try_iter()?.enumerate();
-    let mut fill = |job: &mut Job, owners: &mut Owners<'py>| -> PyResult<()> {
-        while job.len() < CHUNK_ROWS {
-            let Some((i, row)) = rows.next() else { break };
-            push(job, owners, i, row?)?;
-        }
-        Ok(())
-    };
+    let mut fill =
+        |job: &mut Job, owners: &mut Owners<'py>| rows.read(CHUNK_ROWS - job.len(), job, owners);
     let hash_here = |job: &mut Job| {
         if job.work() >= GIL_MINSIZE {
             py.detach(|| job.hash());
@@ -291,13 +292,23 @@ fn for_each_chunk<'py>(
 #[pyfunction]
 #[pyo3(signature = (rows, /))]
 fn digest_many<'py>(py: Python<'py>, rows: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
-    for_each_chunk(py, rows, |digests| {
-        digests
-            .iter()
-            .try_for_each(|d| list.append(PyBytes::new(py, d)))
+    let out = PyList::empty(py);
+    for_each_chunk(py, &mut Rows::new(rows)?, |digests| {
+        extend(&out, digests.iter().map(|d| PyBytes::new(py, d)))
     })?;
-    Ok(list)
+    Ok(out)
+}
+
+/// Appends a chunk's objects to `list`: made into a list of their own at
+/// its full length, each moved in, then added at once, with no growing
+/// row by row and no reference count call per row.
+fn extend<'py>(
+    list: &Bound<'py, PyList>,
+    items: impl ExactSizeIterator<Item = impl IntoPyObject<'py>>,
+) -> PyResult<()> {
+    let part = PyList::new(list.py(), items)?;
+    let end = list.len();
+    list.set_slice(end, end, &part)
 }
 
 /// ``digest_many(rows)`` as lowercase hex strings of 32 digits: the same
@@ -305,21 +316,19 @@ fn digest_many<'py>(py: Python<'py>, rows: &Bound<'py, PyAny>) -> PyResult<Bound
 #[pyfunction]
 #[pyo3(signature = (rows, /))]
 fn hexdigest_many<'py>(py: Python<'py>, rows: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
-    let list = PyList::empty(py);
+    let out = PyList::empty(py);
     let mut hex = Vec::new();
-    for_each_chunk(py, rows, |digests| {
+    for_each_chunk(py, &mut Rows::new(rows)?, |digests| {
         hex.clear();
         hex.resize(digests.len(), [0u8; 32]);
         md5x::multi::hex_into(digests, &mut hex);
-        hex.iter().try_for_each(|h| {
-            // `hex_into` writes ASCII hex digits only.
-            list.append(PyString::new(
-                py,
-                std::str::from_utf8(h).unwrap_or_default(),
-            ))
-        })
+        // `hex_into` writes ASCII hex digits only.
+        let hex = hex
+            .iter()
+            .map(|h| PyString::new(py, std::str::from_utf8(h).unwrap_or_default()));
+        extend(&out, hex)
     })?;
-    Ok(list)
+    Ok(out)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -2,6 +2,7 @@
 
 import array
 import hashlib
+import threading
 
 import numpy as np
 import pytest
@@ -134,3 +135,68 @@ def test_error_while_a_chunk_is_hashed(rng):
     for r in rows:
         r.extend(b"x")  # every view was released
     assert md5x.digest_many(rows) == expected(rows)
+
+
+def test_list_and_tuple_subclasses_iterate_as_python_does(rng):
+    # An exact list or tuple is read by index; a subclass through its own
+    # __iter__, as a `for` loop reads it.
+    class Reversed(list):
+        def __iter__(self):
+            return iter(self[::-1])
+
+    rows = random_rows(rng, 20_000, 0, 100)
+    assert md5x.digest_many(Reversed(rows)) == expected(rows[::-1])
+    assert md5x.hexdigest_many(tuple(rows)) == [d.hex() for d in expected(rows)]
+
+
+def _fresh(i):
+    # A new object each call: only the list refers to it.
+    return i.to_bytes(4, "little") * 25
+
+
+def test_list_rows_replaced_while_hashing(rng):
+    # While a chunk is hashed the GIL is released, and another thread may
+    # replace the list's rows, dropping the last reference to the old ones:
+    # each digest is then of the row read at its index, old or new, and the
+    # rows read in place (over 64 bytes) stay alive until they are hashed.
+    n = 100_000
+    rows = [bytes(rng.randbytes(100)) for _ in range(n)]
+    old = expected(rows)
+    stop = threading.Event()
+
+    def replace():
+        i = 0
+        while not stop.is_set():
+            rows[i % n] = _fresh(i % n)
+            i += 7919
+
+    thread = threading.Thread(target=replace)
+    thread.start()
+    try:
+        out = md5x.digest_many(rows)
+    finally:
+        stop.set()
+        thread.join()
+    assert len(out) == n
+    for i, d in enumerate(out):
+        assert d in (old[i], hashlib.md5(_fresh(i)).digest())
+
+
+def test_list_shrunk_while_hashing(rng):
+    # Rows read until the list ends, as list iteration reads them: a list
+    # cut short by another thread gives the digests of the rows it had.
+    n = 100_000
+    rows = random_rows(rng, n, 0, 100)
+    want = expected(rows)
+
+    def cut():
+        del rows[n // 2 :]
+
+    thread = threading.Thread(target=cut)
+    thread.start()
+    try:
+        out = md5x.digest_many(rows)
+    finally:
+        thread.join()
+    assert n // 2 <= len(out) <= n
+    assert out == want[: len(out)]

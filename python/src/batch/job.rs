@@ -1,0 +1,133 @@
+//! A chunk of `digest_many`'s rows as the hashing reads them, and the
+//! objects that keep the rows it reads in place alive.
+
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+
+use crate::buffer::BufferView;
+
+/// Rows of up to this many bytes are copied, as they are read, into one
+/// buffer that the hashing reads in order; longer ones are read in place.
+/// A short row's copy costs less than keeping a reference to it (taken
+/// and dropped a row at a time, each a cache miss on a million objects).
+const COPY_MAX: usize = 64;
+
+/// Where a row's bytes are.
+enum Piece {
+    /// In [`Job::copied`], from `start`, `len` bytes.
+    Copied { start: usize, len: usize },
+    /// In place, in an object that [`Owners`] keeps alive (`bytes`, or a
+    /// buffer view): a pointer and length, as no slice may borrow a `Vec`
+    /// that is still growing.
+    InPlace { ptr: *const u8, len: usize },
+}
+
+/// A chunk's rows as the hashing reads them, and their digests: what the
+/// hashing thread is handed. The objects that hold the in-place rows'
+/// bytes stay behind, in the [`Owners`] the chunk was read with.
+pub(super) struct Job {
+    pieces: Vec<Piece>,
+    copied: Vec<u8>,
+    /// Bytes in the chunk's rows.
+    total: usize,
+    pub(super) digests: Vec<[u8; 16]>,
+}
+
+// SAFETY: a `Job` is plain data but for the pointers of its in-place
+// pieces, shared borrows of bytes that nothing writes while the `Owners`
+// the job was read with holds them: `for_each_chunk` keeps those owners
+// alive (and on the calling thread) until the job is back or the hashing
+// thread has been joined, whichever thread hashes it.
+unsafe impl Send for Job {}
+
+impl Job {
+    pub(super) fn new() -> Self {
+        Self {
+            pieces: Vec::new(),
+            copied: Vec::new(),
+            total: 0,
+            digests: Vec::new(),
+        }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.pieces.len()
+    }
+
+    /// Copies a short row; false for a long one.
+    pub(super) fn copy(&mut self, bytes: &[u8]) -> bool {
+        if bytes.len() > COPY_MAX {
+            return false;
+        }
+        self.pieces.push(Piece::Copied {
+            start: self.copied.len(),
+            len: bytes.len(),
+        });
+        self.copied.extend_from_slice(bytes);
+        self.total += bytes.len();
+        true
+    }
+
+    /// Records a long row read in place; the caller keeps its owner.
+    pub(super) fn in_place(&mut self, bytes: &[u8]) {
+        self.pieces.push(Piece::InPlace {
+            ptr: bytes.as_ptr(),
+            len: bytes.len(),
+        });
+        self.total = self.total.saturating_add(bytes.len());
+    }
+
+    /// Each row is at least one block with its padding.
+    pub(super) fn work(&self) -> usize {
+        self.total.saturating_add(64 * self.len())
+    }
+
+    /// Hashes the rows into `self.digests`.
+    pub(super) fn hash(&mut self) {
+        let slices: Vec<&[u8]> = self
+            .pieces
+            .iter()
+            .map(|piece| match *piece {
+                Piece::Copied { start, len } => &self.copied[start..start + len],
+                // SAFETY: `ptr` and `len` come from a slice of a `bytes`
+                // object or a buffer view held by the `Owners` this job
+                // was read with, which outlive its hashing (see `Send`):
+                // `bytes` is immutable, and an exporter keeps a viewed
+                // buffer as it is until the view is released.
+                Piece::InPlace { ptr, len } => unsafe { std::slice::from_raw_parts(ptr, len) },
+            })
+            .collect();
+        self.digests.clear();
+        self.digests.resize(slices.len(), [0; 16]);
+        md5x::multi::digest_many_into(&slices, &mut self.digests);
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.pieces.clear();
+        self.copied.clear();
+        self.total = 0;
+    }
+}
+
+/// What keeps a chunk's in-place rows readable.
+pub(super) struct Owners<'py> {
+    /// The long `bytes` rows (immutable, so a reference keeps their bytes
+    /// as they are).
+    pub(super) bytes: Vec<Bound<'py, PyBytes>>,
+    /// The other long rows, through a buffer view.
+    pub(super) views: Vec<BufferView>,
+}
+
+impl<'py> Owners<'py> {
+    pub(super) fn new() -> Self {
+        Self {
+            bytes: Vec::new(),
+            views: Vec::new(),
+        }
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.bytes.clear();
+        self.views.clear();
+    }
+}
