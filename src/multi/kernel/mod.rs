@@ -338,3 +338,25 @@ pub(crate) fn digests4(state: &LaneStates, lane: usize) -> [[u8; 16]; 4] {
     let rows = [0, 1, 2, 3].map(|i| rows.map(|r| r[i]));
     rows.map(to_bytes)
 }
+
+/// Hands `put` each lane of `lanes` with its digest: four lanes at a time,
+/// through [`digests4`], where they make an aligned quad.
+#[inline(always)]
+pub(crate) fn each_digest(
+    state: &LaneStates,
+    lanes: core::ops::Range<usize>,
+    mut put: impl FnMut(usize, [u8; 16]),
+) {
+    let mut lane = lanes.start;
+    while lane < lanes.end {
+        if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
+            for (l, d) in (lane..lane + 4).zip(digests4(state, lane)) {
+                put(l, d);
+            }
+            lane += 4;
+        } else {
+            put(lane, to_bytes(state.get(lane)));
+            lane += 1;
+        }
+    }
+}

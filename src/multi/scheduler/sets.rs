@@ -10,8 +10,7 @@ use super::source::{Message, Source};
 use super::stagger;
 use super::state::{Scheduler, BUF, BUF_BLOCKS};
 use super::window;
-use crate::compress::soft::pad::to_bytes;
-use crate::multi::kernel::digests4;
+use crate::multi::kernel::{digests4, each_digest};
 use crate::multi::state::{LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
@@ -210,18 +209,7 @@ impl<'a> Scheduler<'a> {
             *lane += 1;
         }
         let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
-            let mut lane = lanes.start;
-            while lane < lanes.end {
-                if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
-                    for (l, d) in (lane..lane + 4).zip(digests4(state, lane)) {
-                        run[usize::from(index[l])] = d;
-                    }
-                    lane += 4;
-                } else {
-                    run[usize::from(index[lane])] = to_bytes(state.get(lane));
-                    lane += 1;
-                }
-            }
+            each_digest(state, lanes, |l, d| run[usize::from(index[l])] = d);
         };
         self.run_short(used, |lane| usize::from(lane_blocks[lane]), done);
     }
@@ -349,17 +337,6 @@ fn emit<M>(
     set: &[Entry<M>],
     out: &mut [[u8; 16]],
 ) {
-    let mut lane = lanes.start;
-    while lane < lanes.end {
-        let i = lane - lanes.start;
-        if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
-            for (e, d) in set[i..i + 4].iter().zip(digests4(state, lane)) {
-                out[e.index] = d;
-            }
-            lane += 4;
-        } else {
-            out[set[i].index] = to_bytes(state.get(lane));
-            lane += 1;
-        }
-    }
+    let first = lanes.start;
+    each_digest(state, lanes, |l, d| out[set[l - first].index] = d);
 }

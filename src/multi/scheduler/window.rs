@@ -11,8 +11,7 @@ use super::pad::padded_blocks;
 use super::single;
 use super::source::{Message, Source};
 use super::state::{Scheduler, BUF_BLOCKS};
-use crate::compress::soft::pad::to_bytes;
-use crate::multi::kernel::digests4;
+use crate::multi::kernel::each_digest;
 use core::mem::MaybeUninit;
 
 /// Rows a window: a multiple of every kernel's width (4, 8, 12, 16, 24,
@@ -101,18 +100,7 @@ impl<'a> Scheduler<'a> {
             }
             let blocks_of = |lane: usize| usize::from(blocks[usize::from(set[lane])]);
             let done = |state: &_, lanes: core::ops::Range<usize>| {
-                let mut lane = lanes.start;
-                while lane < lanes.end {
-                    if lane.is_multiple_of(4) && lane + 4 <= lanes.end {
-                        for (l, d) in (lane..lane + 4).zip(digests4(state, lane)) {
-                            out[usize::from(set[l])] = d;
-                        }
-                        lane += 4;
-                    } else {
-                        out[usize::from(set[lane])] = to_bytes(state.get(lane));
-                        lane += 1;
-                    }
-                }
+                each_digest(state, lanes, |l, d| out[usize::from(set[l])] = d);
             };
             self.run_short(set.len(), blocks_of, done);
         }
