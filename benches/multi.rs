@@ -25,7 +25,8 @@
 //! 15) and `MD5_BENCH_SAMPLE_MS` (default 20) trade time for precision; a
 //! plain argument keeps only the batches whose names contain it (and the
 //! raw kernel table only if one is `raw`), and
-//! `MD5_BENCH_ONLY=avx2,md5-many` only the contenders whose names start so.
+//! `MD5_BENCH_ONLY=avx2,md5-many` only the contenders whose names start so,
+//! and `MD5_BENCH_AVX512_GROUPS=n` runs the AVX-512 kernel at `n` groups.
 //!
 //! `cargo test --bench multi` checks every contender's digests on every
 //! batch against `Md5::digest` and times nothing.
@@ -333,6 +334,12 @@ fn main() {
         return;
     }
 
+    // `MD5_BENCH_AVX512_GROUPS=n`: the AVX-512 kernel at n groups, whatever
+    // the rule says, for every table but the group table's own.
+    #[cfg(target_arch = "x86_64")]
+    if let Some(groups) = std::env::var("MD5_BENCH_AVX512_GROUPS").ok().and_then(|v| v.parse().ok()) {
+        __bench::set_avx512_groups(groups);
+    }
     println!(
         "md5::backend() = {}, md5::multi::backend() = {}; clock: {}",
         md5::backend(),

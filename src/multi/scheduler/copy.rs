@@ -1,7 +1,7 @@
 //! Byte copies into a lane's buffer with fixed-size moves: short messages
 //! are copied whole, so these copies are most of the per-message work
 //! outside the kernel, and a `memcpy` call for each would cost more than
-//! the copy.
+//! the copy. And a prefetch for the rows copied out of order.
 
 /// Copies `src` to `dst` with fixed-size moves and few branches: 64 bytes
 /// at a time, then the last up to 64 in four 16-byte moves that end at
@@ -93,4 +93,27 @@ unsafe fn move4(src: *const u8, dst: *mut u8) {
         dst.cast::<[u8; 4]>()
             .write_unaligned(src.cast::<[u8; 4]>().read_unaligned())
     }
+}
+
+/// Prefetches the cache lines of bytes 0, 64, 128 and 192 of `row` and of
+/// its last byte (each capped at the last): every line of a row that fits
+/// a lane's buffer, with no branch on its length. A prefetch never faults,
+/// so an empty row's address serves as well. x86_64 only; elsewhere, and
+/// under Miri, nothing (AArch64's prefetch intrinsic is not stable).
+#[inline(always)]
+pub(crate) fn prefetch_row(row: &[u8]) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let last = row.len().saturating_sub(1);
+        for at in [0, 64, 128, 192, last] {
+            let p = row.as_ptr().wrapping_add(at.min(last));
+            // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no
+            // memory architecturally and cannot fault, whatever the
+            // address (here one within `row`, or its start when empty).
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+        }
+    }
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = row;
 }

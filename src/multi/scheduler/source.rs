@@ -47,6 +47,12 @@ pub(crate) trait Message<'a>: Copy + Default {
     /// `from <= to <= self.len()`, and `dst` is valid for writes of `to -
     /// from` bytes and overlaps none of the message's bytes.
     unsafe fn copy(&self, from: usize, to: usize, dst: *mut u8);
+
+    /// Asks the CPU to bring the first 256 bytes of the message and its
+    /// last byte into cache, for a copy soon after in an order the
+    /// hardware prefetcher cannot guess (`window.rs`). Nothing by default.
+    #[inline(always)]
+    fn prefetch(&self) {}
 }
 
 impl<'a> Message<'a> for &'a [u8] {
@@ -73,6 +79,11 @@ impl<'a> Message<'a> for &'a [u8] {
         // SAFETY: the caller vouches for `to - from` bytes at `dst`, apart
         // from the message.
         unsafe { super::copy::copy_bytes(&self[from..to], dst) }
+    }
+
+    #[inline(always)]
+    fn prefetch(&self) {
+        super::copy::prefetch_row(self);
     }
 }
 
