@@ -337,7 +337,10 @@ fn main() {
     // `MD5_BENCH_AVX512_GROUPS=n`: the AVX-512 kernel at n groups, whatever
     // the rule says, for every table but the group table's own.
     #[cfg(target_arch = "x86_64")]
-    if let Some(groups) = std::env::var("MD5_BENCH_AVX512_GROUPS").ok().and_then(|v| v.parse().ok()) {
+    if let Some(groups) = std::env::var("MD5_BENCH_AVX512_GROUPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
         __bench::set_avx512_groups(groups);
     }
     println!(

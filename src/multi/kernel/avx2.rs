@@ -24,7 +24,7 @@ pub(super) fn detected() -> bool {
 /// constructors' callers vouch for it, and every method that takes a `V8`
 /// relies on it.
 #[derive(Clone, Copy)]
-pub(super) struct V8(__m256i);
+pub(super) struct V8(pub(super) __m256i);
 
 /// The 16 bytes at `p + at`.
 ///

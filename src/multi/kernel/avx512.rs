@@ -17,7 +17,7 @@
 
 use super::lane_vector::{self, LaneVector};
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
 
 cpufeatures::new!(avx512_cpuid, "avx512f", "avx512vl");
 
@@ -35,11 +35,11 @@ pub(super) fn detected() -> bool {
 /// Interleaved groups at full width on this CPU: two, or four on AMD Zen 5
 /// and later.
 ///
-/// Where vector integer ops take one cycle (Intel, AMD Zen 4), a step's
-/// chain (logic, add, rotate, add) is about 4 cycles, and two groups fill
-/// the two 512-bit pipes; more only spill. Zen 5 (family 0x1A) takes two
-/// cycles an op and has four pipes, so it needs about twice the steps in
-/// flight: four groups, by that reasoning, not yet measured there.
+/// Where vector integer ops take one cycle (Intel), a step's chain (logic,
+/// add, rotate, add) is about 4 cycles, and two groups fill the two
+/// 512-bit pipes; more only spill. Zen 5 (family 0x1A) takes two cycles an
+/// op and has four pipes, so it needs about twice the steps in flight:
+/// four groups, by that reasoning, not yet measured there.
 ///
 /// Measured (benches/RESULTS.md, "Interleaved groups"; `cargo bench
 /// --bench multi -- groups raw` prints both tables for the CPU at hand):
@@ -49,10 +49,11 @@ pub(super) fn detected() -> bool {
 ///   groups; through the scheduler, 3 and 4 groups at 0.87–0.96 of two on
 ///   64 × 64 KiB, 64 × 1 KiB and mixed batches, 1.03–1.05 on 1000 × 64 B
 ///   (within the noise of a shared VM). Two.
-/// * AMD Zen 4 (family 0x19): not measured by this crate's maintainers;
-///   the rule's two is the reasoning above (`vprold` takes two cycles
-///   there, which may favour three or four). Measure it with the command
-///   above and change the family's arm here.
+/// * AMD Zen 4, family 0x19 model 0x11 (the only family 0x19 with
+///   AVX-512): the raw kernel 7.33 / 5.63 / 5.73 / 5.82 ns; through the
+///   scheduler, 3 and 4 groups at 0.85 / 0.92 of two on 64 × 64 KiB and
+///   0.92–0.99 on the mixed batches, but 1.14–1.16 on 1000 × 64 B. Two,
+///   and three for sets of short messages ([`short_groups`]).
 /// * AMD Zen 5 (family 0x1A): four, by reasoning only.
 ///
 /// The override: `md5::multi::__bench::set_avx512_groups(n)` (1 to 4) makes
@@ -61,29 +62,88 @@ pub(super) fn detected() -> bool {
 pub(crate) fn groups() -> usize {
     match GROUPS.load(Relaxed) {
         0 => {
-            let groups = if zen5_or_later() { 4 } else { 2 };
-            GROUPS.store(groups, Relaxed);
-            groups
+            read_cpu();
+            GROUPS.load(Relaxed)
         }
         groups => groups,
     }
 }
 
-/// [`groups`]' answer; 0 until the first call reads CPUID.
-static GROUPS: AtomicUsize = AtomicUsize::new(0);
+/// Interleaved groups for a set of short messages hashed at once (at most
+/// four blocks each with padding: `scheduler/sets.rs`, `window.rs`):
+/// three on AMD Zen 4, else as many as [`groups`].
+///
+/// Such a set costs a fixed amount outside the kernel (its start state,
+/// its lanes' pointers, its calls), which more lanes share; on Zen 4
+/// that outweighs the third group's spills, on long messages not (their
+/// sets run lane by lane, at [`groups`]). Measured on Zen 4 (family 0x19
+/// model 0x11; benches/RESULTS.md, "Interleaved groups"): through the
+/// scheduler at three groups against two, 1000 × 64 B 1.16×, 64 × 64 KiB
+/// 0.85×, the 600 mixed 0.94×, and 1M rows of 32 B, 8–64 B and 0–200 B
+/// 3–8% faster. On the Intel Xeon three read 1.03–1.06× on 1000 × 64 B,
+/// within its noise, so it keeps two. [`set_groups`] sets both counts.
+pub(crate) fn short_groups() -> usize {
+    match SHORT_GROUPS.load(Relaxed) {
+        0 => {
+            read_cpu();
+            SHORT_GROUPS.load(Relaxed)
+        }
+        groups => groups,
+    }
+}
 
-/// Makes [`groups`] answer `groups` from now on, whatever the CPU: so that
-/// one machine can run the scheduler at every AVX-512 width. The caller,
-/// `__bench::set_avx512_groups`, checks that the kernel is built for it.
+/// Whether a call of at most `avx512_ymm::MOST_LANES` (24) busy lanes
+/// runs on `ymm` registers (`avx512_ymm.rs`): on AMD Zen 4, where 8 × 64
+/// KiB ran at 6.3× the single stream through the AVX2 kernel and 5.7×
+/// through one 512-bit group, and 24 × 64 KiB 23% faster as three `ymm`
+/// groups than as two 512-bit ones (benches/RESULTS.md). Not on Intel,
+/// where the 512-bit kernel led on 8 × 64 KiB (its `vprold` takes a
+/// cycle), nor on Zen 5, whose vector ops take two cycles at every width;
+/// neither measured with the `ymm` body.
+pub(crate) fn narrow() -> bool {
+    match NARROW.load(Relaxed) {
+        0 => {
+            read_cpu();
+            NARROW.load(Relaxed) == 2
+        }
+        narrow => narrow == 2,
+    }
+}
+
+/// [`groups`]' and [`short_groups`]' answers, 0 until CPUID is read or
+/// [`set_groups`] sets them; [`narrow`]'s, 0 until CPUID is read, then 1
+/// (no) or 2 (yes).
+static GROUPS: AtomicUsize = AtomicUsize::new(0);
+static SHORT_GROUPS: AtomicUsize = AtomicUsize::new(0);
+static NARROW: AtomicU8 = AtomicU8::new(0);
+
+/// The rule for this CPU, into the counts [`set_groups`] has not set.
+fn read_cpu() {
+    let (groups, short, narrow) = match amd_family() {
+        Some(family) if family >= 0x1a => (4, 4, false),
+        Some(0x19) => (2, 3, true),
+        _ => (2, 2, false),
+    };
+    let _ = GROUPS.compare_exchange(0, groups, Relaxed, Relaxed);
+    let _ = SHORT_GROUPS.compare_exchange(0, short, Relaxed, Relaxed);
+    NARROW.store(1 + u8::from(narrow), Relaxed);
+}
+
+/// Makes [`groups`] and [`short_groups`] answer `groups` from now on,
+/// whatever the CPU: so that one machine can run the scheduler at every
+/// AVX-512 width. The caller, `__bench::set_avx512_groups`, checks that
+/// the kernel is built for it.
 pub(crate) fn set_groups(groups: usize) {
+    SHORT_GROUPS.store(groups, Relaxed);
     GROUPS.store(groups, Relaxed);
 }
 
-/// Whether the CPU is an AMD of family 0x1A (Zen 5) or later. Miri, which
-/// cannot execute CPUID, gets the widest kernel.
-fn zen5_or_later() -> bool {
+/// The CPU's family if it is an AMD, as CPUID leaf 1 spells it (base, plus
+/// extended past 0xF): 0x19 for Zen 3 and Zen 4, 0x1A for Zen 5. Miri,
+/// which cannot execute CPUID, gets Zen 5's, the widest kernel.
+fn amd_family() -> Option<u32> {
     if cfg!(miri) {
-        return true;
+        return Some(0x1a);
     }
     // SAFETY: every x86_64 CPU has CPUID and its leaves 0 and 1. (Safe to
     // call on newer compilers, `unsafe` on the MSRV.)
@@ -91,14 +151,13 @@ fn zen5_or_later() -> bool {
     let (vendor, eax) = unsafe { (__cpuid(0), __cpuid(1).eax) };
     let amd = [vendor.ebx, vendor.edx, vendor.ecx]
         == [*b"Auth", *b"enti", *b"cAMD"].map(u32::from_le_bytes);
-    // The family as CPUID leaf 1 spells it: base, plus extended past 0xF.
     let base = (eax >> 8) & 0xf;
     let family = if base == 0xf {
         base + ((eax >> 20) & 0xff)
     } else {
         base
     };
-    amd && family >= 0x1a
+    amd.then_some(family)
 }
 
 /// Sixteen lanes. A value exists only where the CPU has AVX-512F and VL:

@@ -43,11 +43,20 @@ macro_rules! md5_steps {
 }
 
 /// An ISA's two `#[target_feature(enable = $feature)]` entry points,
-/// `compress` and `transpose_only`, which instantiate [`compress`] and
-/// [`transpose_only`] for its lane vector `$v`. Everything they run is
+/// `compress` and `transpose_only` (or, `compress only`, the first),
+/// which instantiate [`compress`] and [`transpose_only`] for its lane
+/// vector `$v`. Everything they run is
 /// `#[inline(always)]`, so all of it is compiled with the feature.
 macro_rules! entry_points {
     ($v:ty, $feature:literal) => {
+        entry_points!(@compress $v, $feature);
+        entry_points!(@transpose $v, $feature);
+    };
+    // For a lane vector whose loads another's `transpose_only` measures.
+    ($v:ty, $feature:literal, compress only) => {
+        entry_points!(@compress $v, $feature);
+    };
+    (@compress $v:ty, $feature:literal) => {
         /// [`body::compress`](super::body::compress) on `G` groups of this
         /// ISA's vectors.
         ///
@@ -66,7 +75,8 @@ macro_rules! entry_points {
             // SAFETY: the caller's contract is the body's, for this ISA.
             unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last) }
         }
-
+    };
+    (@transpose $v:ty, $feature:literal) => {
         /// [`body::transpose_only`](super::body::transpose_only) on `G`
         /// groups of this ISA's vectors.
         ///

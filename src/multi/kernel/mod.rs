@@ -14,6 +14,8 @@ mod body;
 pub(super) mod avx2;
 #[cfg(md5_sse2)]
 pub(super) mod avx512;
+#[cfg(md5_sse2)]
+pub(crate) mod avx512_ymm;
 #[cfg(md5_neon)]
 mod neon;
 mod portable;
@@ -31,10 +33,11 @@ use crate::multi::state::{BlockPtrs, LaneStates};
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum Kernel {
     Portable,
-    /// Tests only: a kernel of that many groups of 16 lanes (AVX-512's
-    /// widths, 16 to 64) that computes each lane with the portable `soft`
-    /// backend (`soft_wide.rs`), so that the scheduler and `Lanes` are
-    /// tested at every AVX-512 width on every x86_64 host. Not in
+    /// Tests only: a kernel of that many groups of 16 lanes at full width
+    /// (AVX-512's widths, 16 to 64; built, like it, for four) and a group
+    /// more for sets of short messages, that computes each lane with the
+    /// portable `soft` backend (`soft_wide.rs`), so that the scheduler and
+    /// `Lanes` are tested at every AVX-512 width on every x86_64 host. Not in
     /// [`Kernel::ALL`].
     #[cfg(test)]
     SoftWide(usize),
@@ -174,7 +177,7 @@ impl Kernel {
             #[cfg(md5_sse2)]
             Kernel::Avx512 => (16, 4),
             #[cfg(test)]
-            Kernel::SoftWide(groups) => (16, groups),
+            Kernel::SoftWide(_) => (16, 4),
             #[cfg(md5_neon)]
             Kernel::Neon => (4, 2),
         };
@@ -191,7 +194,25 @@ impl Kernel {
         match self {
             #[cfg(md5_sse2)]
             Kernel::Avx512 => avx512::groups(),
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => groups,
             _ => self.max_groups(),
+        }
+    }
+
+    /// Lanes of a set of short messages (at most four blocks each with
+    /// padding) hashed at once, which may be more than [`Kernel::lanes`]:
+    /// see [`avx512::short_groups`]. A divisor of 384, the rows of a
+    /// short-row window.
+    pub(crate) fn short_lanes(self) -> usize {
+        match self {
+            #[cfg(md5_sse2)]
+            Kernel::Avx512 => self.group_lanes() * avx512::short_groups(),
+            // A group more than at full width, as Zen 4's AVX-512, so that
+            // such sets are tested on every host.
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => self.group_lanes() * (groups + 1).min(4),
+            _ => self.lanes(),
         }
     }
 
@@ -254,6 +275,11 @@ impl Kernel {
                 #[cfg(md5_sse2)]
                 Kernel::Avx2 => {
                     with_groups!(avx2::compress, groups, [1, 2; 3], (state, ptrs, blocks, last))
+                }
+                #[cfg(md5_sse2)]
+                Kernel::Avx512 if used <= avx512_ymm::MOST_LANES && avx512::narrow() => {
+                    let groups = used.div_ceil(8);
+                    with_groups!(avx512_ymm::compress, groups, [1, 2; 3], (state, ptrs, blocks, last))
                 }
                 #[cfg(md5_sse2)]
                 Kernel::Avx512 => with_groups!(

@@ -43,12 +43,18 @@ impl<'a> Scheduler<'a> {
         let Some(base) = queue.direct() else {
             return false;
         };
-        let width = self.width.min(MAX_LANES);
         // Each message as read, for queueing if the set turns out mixed.
         let mut read = [const { MaybeUninit::<S::Message>::uninit() }; MAX_LANES];
         let first = *read[0].write(source.get(base));
         let len = first.len();
         let blocks = padded_blocks(len);
+        // A set of short messages may take more lanes than the kernel runs
+        // at full width (`Kernel::short_lanes`), if the batch has them.
+        let width = match blocks <= BUF_BLOCKS && source.count() - base >= self.short_width {
+            true => self.short_width,
+            false => self.width,
+        }
+        .min(MAX_LANES);
         let equal = S::Message::PLAIN && len >= 64 && len.is_multiple_of(64);
         let mut lane = 1;
         if equal {
@@ -188,7 +194,7 @@ impl<'a> Scheduler<'a> {
     #[inline(always)]
     fn run_mixed<M: Message<'a>>(&mut self, set: &[M], run: &mut [[u8; 16]]) {
         let used = set.len();
-        debug_assert!(used == self.width && used <= MAX_LANES);
+        debug_assert!(used.is_multiple_of(4) && used <= self.kernel.max_lanes());
         // `at[b]`: the next lane for a message of `BUF_BLOCKS - b` blocks.
         let mut at = [0usize; BUF_BLOCKS + 1];
         for m in set {
@@ -254,7 +260,7 @@ impl<'a> Scheduler<'a> {
             let fewest = blocks(used - 1);
             // SAFETY: `self.kernel` came from `Kernel::detect` or
             // `Kernel::available` (see `digest_batch`), and `1 <= used <=
-            // self.width`. Each of the `span` pointers is `hashed` blocks
+            // self.kernel.max_lanes()`. Each of the `span` pointers is `hashed` blocks
             // into a lane's buffer, written by `fill` with `blocks(lane) >=
             // fewest` blocks, or lane 0's, with `most`; nothing writes the
             // buffers during the call.
@@ -317,7 +323,7 @@ impl<'a> Scheduler<'a> {
         }
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_batch`), and `2 <= used <=
-        // self.width`; each of the `span` pointers points at a message of
+        // self.kernel.max_lanes()`; each of the `span` pointers points at a message of
         // `len` bytes (the callers), `len / 64` whole blocks.
         unsafe {
             self.kernel

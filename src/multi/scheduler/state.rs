@@ -50,6 +50,9 @@ pub(super) enum StretchIn {
 pub(super) struct Scheduler<'a> {
     pub(super) kernel: Kernel,
     pub(super) width: usize,
+    /// Lanes of a set of short messages hashed at once
+    /// ([`Kernel::short_lanes`]): `width` or more.
+    pub(super) short_width: usize,
     /// What every message continues.
     pub(super) start: Start,
     /// Bit `i` set: lane `i` is idle. Only lanes below `width`.
@@ -86,10 +89,12 @@ pub(super) struct Scheduler<'a> {
 impl<'a> Scheduler<'a> {
     pub(super) fn new(kernel: Kernel, start: Start) -> Self {
         let width = kernel.lanes();
-        debug_assert!(width <= MAX_LANES && MAX_LANES <= 64);
+        let short_width = kernel.short_lanes();
+        debug_assert!(width <= short_width && short_width <= MAX_LANES && MAX_LANES <= 64);
         Self {
             kernel,
             width,
+            short_width,
             start,
             idle: u64::MAX >> (64 - width),
             state: LaneStates::new(),

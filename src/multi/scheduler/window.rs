@@ -92,7 +92,7 @@ impl<'a> Scheduler<'a> {
             *slot += 1;
         }
         let out = &mut out[base..base + n];
-        for set in order[..n].chunks(self.width) {
+        for set in order[..n].chunks(self.short_width) {
             if let [i] = set {
                 let i = usize::from(*i);
                 out[i] = single::digest(&msgs[i], self.start);

@@ -76,59 +76,92 @@ fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
 /// shared last block.
 #[test]
 fn kernel_compress_every_lane() {
-    let mut rng = Rng(0x6d75_6c74_6901);
     for_each_kernel(|k| {
-        // Under Miri, only the edges: one lane, one past a group, all.
-        let widths: Vec<usize> = if cfg!(miri) {
-            vec![1, (k.group_lanes() + 1).min(k.max_lanes()), k.max_lanes()]
-        } else {
-            (1..=k.max_lanes()).collect()
-        };
-        for w in widths {
-            for blocks in 0..=5 / SHRINK.min(2) {
-                for with_last in [false, true] {
-                    let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
-                    let last_block = rng.bytes(64);
-                    let mut last = [0u32; 16];
-                    for (x, b) in last.iter_mut().zip(last_block.chunks_exact(4)) {
-                        *x = u32::from_le_bytes(b.try_into().unwrap());
+        // SAFETY: the kernel is available (`for_each_kernel`); the checks
+        // keep to its contract.
+        check_compress(
+            k.name(),
+            k.group_lanes(),
+            k.max_lanes(),
+            |st, ptrs, blocks, w, last| unsafe { k.compress(st, ptrs, blocks, w, last) },
+        );
+    });
+}
+
+/// The AVX-512 kernel's `ymm` body (`kernel/avx512_ymm.rs`) called
+/// directly, at each of its group counts, as `kernel_compress_every_lane`
+/// does: `Kernel::compress` runs it only on the CPUs its rule names.
+#[cfg(md5_sse2)]
+#[test]
+fn avx512_ymm_every_lane() {
+    use crate::multi::kernel::avx512_ymm;
+    let Some(_) = Kernel::Avx512.available() else {
+        return println!("skipping the AVX-512 ymm body: this CPU lacks AVX-512");
+    };
+    let most = avx512_ymm::MOST_LANES;
+    check_compress("avx512 ymm", 8, most, |st, ptrs, blocks, w, last| {
+        // SAFETY: the CPU has AVX-512F and VL (checked above); the checks
+        // give each lane of the groups `64 * blocks` readable bytes.
+        unsafe { avx512_ymm::compress_lanes(st, ptrs, blocks, w, last) }
+    });
+}
+
+/// Runs `compress(state, ptrs, blocks, w, last)`, a kernel of `group` lanes
+/// a group and at most `most`, on `w` busy lanes for every `w <= most` (the
+/// edges only under Miri) and 0 to 5 blocks, with and without a last block,
+/// and checks every busy lane against the single-stream backend. Lanes
+/// past `w` read lane 0's message.
+fn check_compress(
+    name: &str,
+    group: usize,
+    most: usize,
+    compress: impl Fn(&mut LaneStates, &BlockPtrs, usize, usize, Option<&[u32; 16]>),
+) {
+    let mut rng = Rng(0x6d75_6c74_6901);
+    let widths: Vec<usize> = if cfg!(miri) {
+        vec![1, (group + 1).min(most), most]
+    } else {
+        (1..=most).collect()
+    };
+    for w in widths {
+        for blocks in 0..=5 / SHRINK.min(2) {
+            for with_last in [false, true] {
+                let msgs: Vec<Vec<u8>> = (0..w).map(|_| rng.bytes(64 * blocks)).collect();
+                let last_block = rng.bytes(64);
+                let mut last = [0u32; 16];
+                for (x, b) in last.iter_mut().zip(last_block.chunks_exact(4)) {
+                    *x = u32::from_le_bytes(b.try_into().unwrap());
+                }
+                let mut st = LaneStates::new();
+                let mut want = Vec::new();
+                for (lane, msg) in msgs.iter().enumerate() {
+                    let init = [0; 4].map(|_: u32| rng.next() as u32);
+                    st.set(lane, init);
+                    let mut s = init;
+                    compress::compress(&mut s, msg.as_chunks::<64>().0);
+                    if with_last {
+                        compress::compress(&mut s, last_block.as_chunks::<64>().0);
                     }
-                    let mut st = LaneStates::new();
-                    let mut want = Vec::new();
-                    for (lane, msg) in msgs.iter().enumerate() {
-                        let init = [0; 4].map(|_: u32| rng.next() as u32);
-                        st.set(lane, init);
-                        let mut s = init;
-                        compress::compress(&mut s, msg.as_chunks::<64>().0);
-                        if with_last {
-                            compress::compress(&mut s, last_block.as_chunks::<64>().0);
-                        }
-                        want.push(s);
-                    }
-                    let mut ptrs: BlockPtrs = [core::ptr::null(); MAX_LANES];
-                    for (p, msg) in ptrs.iter_mut().zip(&msgs) {
-                        *p = msg.as_ptr();
-                    }
-                    // Lanes past `w` read lane 0's message.
-                    for p in ptrs.iter_mut().skip(w) {
-                        *p = msgs[0].as_ptr();
-                    }
-                    // SAFETY: the kernel is available and `1 <= w <=
-                    // k.max_lanes()`; each lane points at a message of `64 *
-                    // blocks` bytes.
-                    unsafe { k.compress(&mut st, &ptrs, blocks, w, with_last.then_some(&last)) };
-                    for (lane, want) in want.iter().enumerate() {
-                        assert_eq!(
-                            st.get(lane),
-                            *want,
-                            "{} lane {lane} of {w}, {blocks} blocks, last block: {with_last}",
-                            k.name()
-                        );
-                    }
+                    want.push(s);
+                }
+                let mut ptrs: BlockPtrs = [core::ptr::null(); MAX_LANES];
+                for (p, msg) in ptrs.iter_mut().zip(&msgs) {
+                    *p = msg.as_ptr();
+                }
+                for p in ptrs.iter_mut().skip(w) {
+                    *p = msgs[0].as_ptr();
+                }
+                compress(&mut st, &ptrs, blocks, w, with_last.then_some(&last));
+                for (lane, want) in want.iter().enumerate() {
+                    assert_eq!(
+                        st.get(lane),
+                        *want,
+                        "{name} lane {lane} of {w}, {blocks} blocks, last block: {with_last}"
+                    );
                 }
             }
         }
-    });
+    }
 }
 
 /// Batches of equal lengths, whole blocks or not, where every lane ends
