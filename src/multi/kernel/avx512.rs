@@ -101,32 +101,37 @@ pub(crate) fn short_groups() -> usize {
 /// cycle), nor on Zen 5, whose vector ops take two cycles at every width;
 /// neither measured with the `ymm` body.
 pub(crate) fn narrow() -> bool {
-    match NARROW.load(Relaxed) {
+    zen4()
+}
+
+/// Whether the CPU is an AMD of family 0x19 with AVX-512: Zen 4.
+fn zen4() -> bool {
+    match ZEN4.load(Relaxed) {
         0 => {
             read_cpu();
-            NARROW.load(Relaxed) == 2
+            ZEN4.load(Relaxed) == 2
         }
-        narrow => narrow == 2,
+        zen4 => zen4 == 2,
     }
 }
 
 /// [`groups`]' and [`short_groups`]' answers, 0 until CPUID is read or
-/// [`set_groups`] sets them; [`narrow`]'s, 0 until CPUID is read, then 1
+/// [`set_groups`] sets them; [`zen4`]'s, 0 until CPUID is read, then 1
 /// (no) or 2 (yes).
 static GROUPS: AtomicUsize = AtomicUsize::new(0);
 static SHORT_GROUPS: AtomicUsize = AtomicUsize::new(0);
-static NARROW: AtomicU8 = AtomicU8::new(0);
+static ZEN4: AtomicU8 = AtomicU8::new(0);
 
 /// The rule for this CPU, into the counts [`set_groups`] has not set.
 fn read_cpu() {
-    let (groups, short, narrow) = match amd_family() {
+    let (groups, short, zen4) = match amd_family() {
         Some(family) if family >= 0x1a => (4, 4, false),
         Some(0x19) => (2, 3, true),
         _ => (2, 2, false),
     };
     let _ = GROUPS.compare_exchange(0, groups, Relaxed, Relaxed);
     let _ = SHORT_GROUPS.compare_exchange(0, short, Relaxed, Relaxed);
-    NARROW.store(1 + u8::from(narrow), Relaxed);
+    ZEN4.store(1 + u8::from(zen4), Relaxed);
 }
 
 /// Makes [`groups`] and [`short_groups`] answer `groups` from now on,
