@@ -37,8 +37,8 @@ pub(crate) enum Kernel {
     /// (AVX-512's widths, 16 to 64; built, like it, for four) and a group
     /// more for sets of short messages, that computes each lane with the
     /// portable `soft` backend (`soft_wide.rs`), so that the scheduler and
-    /// `Lanes` are tested at every AVX-512 width on every x86_64 host. Not in
-    /// [`Kernel::ALL`].
+    /// `Lanes` are tested at every AVX-512 width on every x86_64 host. Not
+    /// in [`Kernel::ALL`].
     #[cfg(test)]
     SoftWide(usize),
     #[cfg(md5_sse2)]

@@ -260,10 +260,10 @@ impl<'a> Scheduler<'a> {
             let fewest = blocks(used - 1);
             // SAFETY: `self.kernel` came from `Kernel::detect` or
             // `Kernel::available` (see `digest_batch`), and `1 <= used <=
-            // self.kernel.max_lanes()`. Each of the `span` pointers is `hashed` blocks
-            // into a lane's buffer, written by `fill` with `blocks(lane) >=
-            // fewest` blocks, or lane 0's, with `most`; nothing writes the
-            // buffers during the call.
+            // self.kernel.max_lanes()`. Each of the `span` pointers is
+            // `hashed` blocks into a lane's buffer, written by `fill` with
+            // `blocks(lane) >= fewest` blocks, or lane 0's, with `most`;
+            // nothing writes the buffers during the call.
             unsafe {
                 self.kernel
                     .compress(&mut self.state, &self.ptr, fewest - hashed, used, None)
@@ -323,8 +323,8 @@ impl<'a> Scheduler<'a> {
         }
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_batch`), and `2 <= used <=
-        // self.kernel.max_lanes()`; each of the `span` pointers points at a message of
-        // `len` bytes (the callers), `len / 64` whole blocks.
+        // self.kernel.max_lanes()`; each of the `span` pointers points at
+        // a message of `len` bytes (the callers), `len / 64` whole blocks.
         unsafe {
             self.kernel
                 .compress(&mut self.state, &self.ptr, len / 64, used, Some(&pad))
