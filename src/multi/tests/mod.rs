@@ -77,14 +77,13 @@ fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
 #[test]
 fn kernel_compress_every_lane() {
     for_each_kernel(|k| {
-        // SAFETY: the kernel is available (`for_each_kernel`); the checks
-        // keep to its contract.
-        check_compress(
-            k.name(),
-            k.group_lanes(),
-            k.max_lanes(),
-            |st, ptrs, blocks, w, last| unsafe { k.compress(st, ptrs, blocks, w, last) },
-        );
+        let (group, most) = (k.group_lanes(), k.max_lanes());
+        check_compress(k.name(), group, most, |st, ptrs, blocks, w, last| {
+            // SAFETY: the kernel is available (`for_each_kernel`), `1 <= w
+            // <= most`, and every lane of its groups points at `64 *
+            // blocks` bytes (`check_compress`).
+            unsafe { k.compress(st, ptrs, blocks, w, last) }
+        });
     });
 }
 
