@@ -169,7 +169,7 @@ fn amd_family() -> Option<u32> {
 /// the unsafe constructors' callers vouch for it, and every method that
 /// takes a `V16` relies on it.
 #[derive(Clone, Copy)]
-pub(super) struct V16(__m512i);
+pub(super) struct V16(pub(super) __m512i);
 
 /// The 64 bytes at `p + at`.
 ///
@@ -186,7 +186,7 @@ unsafe fn load64(p: *const u8, at: usize) -> __m512i {
 /// Transposes a 16 × 16 matrix of 32-bit words: `r[j]` holds words `0..16`
 /// of lane `j`; the result's entry `w` holds word `w` of lanes `0..16`.
 #[inline(always)]
-fn transpose16(r: [V16; 16]) -> [V16; 16] {
+pub(super) fn transpose16(r: [V16; 16]) -> [V16; 16] {
     // SAFETY: `r` proves AVX-512F; register operations only.
     unsafe {
         // Within each 128-bit chunk `c`, a 4 × 4 transpose of each four

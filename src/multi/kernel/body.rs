@@ -282,6 +282,17 @@ fn block<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], words: &impl Words<
     }
 }
 
+/// The 64 steps and the feed-forward over the block of words `m` in each
+/// lane of `G` groups of state `s`: for a lane vector that builds its
+/// blocks itself (`avx512_rows.rs`).
+#[inline(always)]
+pub(super) fn compress_words<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], m: &[[V; 16]; G]) {
+    // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC` or
+    // `RC_I` (see `compress`).
+    let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
+    block(s, &Loaded { m, rc });
+}
+
 /// Compresses `blocks` consecutive blocks from each of `ptrs[..V::LANES *
 /// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups,
 /// then, if `last` is given, the block of those message words in every

@@ -15,6 +15,8 @@ pub(super) mod avx2;
 #[cfg(md5_sse2)]
 pub(super) mod avx512;
 #[cfg(md5_sse2)]
+mod avx512_rows;
+#[cfg(md5_sse2)]
 pub(crate) mod avx512_ymm;
 #[cfg(md5_neon)]
 mod neon;
@@ -25,7 +27,12 @@ mod soft_wide;
 pub(super) mod sse2;
 
 use crate::compress::soft::pad::to_bytes;
+use crate::multi::scheduler::source::Start;
 use crate::multi::state::{BlockPtrs, LaneStates};
+
+/// A row of at most 55 bytes for [`Kernel::one_block_rows`]: where its
+/// bytes start, and how many.
+pub(crate) type Row = (*const u8, usize);
 
 /// A multi-buffer kernel. A value of this type other than `Portable` is only
 /// made by [`Kernel::detect`] or [`Kernel::available`], after checking that
@@ -340,6 +347,45 @@ impl Kernel {
                 Some(unsafe { with_groups!(neon::transpose_only, groups, [1; 2], (ptrs, blocks)) })
             }
         }
+    }
+}
+
+impl Kernel {
+    /// Whether [`Kernel::one_block_rows`] runs on this kernel and CPU: the
+    /// AVX-512 kernel where the CPU has AVX-512BW too.
+    pub(crate) fn builds_rows(self) -> bool {
+        match self {
+            #[cfg(md5_sse2)]
+            Kernel::Avx512 => avx512_rows::detected(),
+            _ => false,
+        }
+    }
+
+    /// Hashes `rows`, 16, 32, 48 or 64 of them, each of at most 55 bytes
+    /// continuing `start` (after `start.len` bytes), into the slots of `out`
+    /// with their indices: each lane's block built in registers
+    /// (`avx512_rows.rs`).
+    ///
+    /// # Safety
+    ///
+    /// `self.builds_rows()`, and each row's bytes are readable.
+    #[inline]
+    pub(crate) unsafe fn one_block_rows(self, rows: &[Row], start: Start, out: &mut [[u8; 16]]) {
+        debug_assert!(self.builds_rows());
+        let (state, prefix) = (start.state, start.len);
+        // SAFETY: the caller vouches for the CPU and the rows; the group
+        // count matches the rows (asserted in `one_block_rows`).
+        #[cfg(md5_sse2)]
+        unsafe {
+            with_groups!(
+                avx512_rows::one_block_rows,
+                rows.len() / 16,
+                [1, 2, 3; 4],
+                (rows, state, prefix, out)
+            )
+        }
+        #[cfg(not(md5_sse2))]
+        let _ = (rows, state, prefix, out);
     }
 }
 

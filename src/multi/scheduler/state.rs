@@ -53,6 +53,9 @@ pub(super) struct Scheduler<'a> {
     /// Lanes of a set of short messages hashed at once
     /// ([`Kernel::short_lanes`]): `width` or more.
     pub(super) short_width: usize,
+    /// Whether a full set of rows under 56 bytes runs as
+    /// [`Kernel::one_block_rows`], its blocks built in registers.
+    pub(super) rows_in_registers: bool,
     /// What every message continues.
     pub(super) start: Start,
     /// Bit `i` set: lane `i` is idle. Only lanes below `width`.
@@ -95,6 +98,7 @@ impl<'a> Scheduler<'a> {
             kernel,
             width,
             short_width,
+            rows_in_registers: kernel.builds_rows(),
             start,
             idle: u64::MAX >> (64 - width),
             state: LaneStates::new(),

@@ -11,7 +11,8 @@ use super::pad::padded_blocks;
 use super::single;
 use super::source::{Message, Source};
 use super::state::{Scheduler, BUF_BLOCKS};
-use crate::multi::kernel::each_digest;
+use crate::multi::kernel::{each_digest, Row};
+use crate::multi::state::MAX_LANES;
 use core::mem::MaybeUninit;
 
 /// Rows a window: a multiple of every kernel's width (4, 8, 12, 16, 24,
@@ -96,6 +97,29 @@ impl<'a> Scheduler<'a> {
             if let [i] = set {
                 let i = usize::from(*i);
                 out[i] = single::digest(&msgs[i], self.start);
+                continue;
+            }
+            // A set of one-block rows (the last sets, sorted) built in the
+            // kernel's registers, where it can, when the set is whole
+            // groups.
+            let one_block = usize::from(blocks[usize::from(set[0])]) == 1;
+            if one_block && S::Message::PLAIN && self.rows_in_registers && set.len() % 16 == 0 {
+                let mut rows: [Row; MAX_LANES] = [(core::ptr::null(), 0); MAX_LANES];
+                for (row, &i) in rows.iter_mut().zip(set) {
+                    let m = msgs[usize::from(i)];
+                    *row = (m.plain().as_ptr(), m.len());
+                }
+                let mut digests = [[0; 16]; MAX_LANES];
+                // SAFETY: the kernel builds rows (`rows_in_registers`); the
+                // set's rows, 16 to 64 (`short_width`) whole groups, are
+                // messages' bytes, of one block with padding, under 56.
+                unsafe {
+                    let (rows, digests) = (&rows[..set.len()], &mut digests[..set.len()]);
+                    self.kernel.one_block_rows(rows, self.start, digests)
+                };
+                for (&i, d) in set.iter().zip(digests) {
+                    out[usize::from(i)] = d;
+                }
                 continue;
             }
             for (lane, &i) in set.iter().enumerate() {

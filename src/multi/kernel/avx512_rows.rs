@@ -1,0 +1,120 @@
+//! Rows of at most 55 bytes on AVX-512 (F, VL and BW), one block each,
+//! built in registers: each lane's block is one masked 64-byte load of
+//! the row's bytes, which reads nothing past them, with the padding's
+//! marker and bit length merged in by two masked moves; the digests go
+//! straight from the state registers to their slots.
+//!
+//! The scheduler's way for such rows copies each with its padding into a
+//! lane buffer (about 14 stores a row), stores the start state, calls the
+//! kernel, whose 64-byte loads of the buffers wait for those stores to
+//! reach the cache (a store-to-load forward cannot merge them), then takes
+//! the digests out of the state four lanes at a time.
+
+use super::avx512::{transpose16, V16};
+use super::body;
+use super::lane_vector::LaneVector;
+use super::Row;
+use core::arch::x86_64::*;
+
+cpufeatures::new!(avx512bw_cpuid, "avx512f", "avx512vl", "avx512bw");
+
+/// Whether the CPU has AVX-512F, VL and BW (the byte masks); Miri, which
+/// cannot execute CPUID, goes by the build's target features.
+pub(super) fn detected() -> bool {
+    if cfg!(miri) {
+        cfg!(all(
+            target_feature = "avx512f",
+            target_feature = "avx512vl",
+            target_feature = "avx512bw"
+        ))
+    } else {
+        avx512bw_cpuid::get()
+    }
+}
+
+/// Hashes the `16 * G` rows of `rows`, each continuing the chaining value
+/// `start` after `prefix` bytes, and writes row `i`'s digest to `out[i]`.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F, VL and BW; each row's `len <= 55` bytes at its
+/// pointer are readable (nothing else is read: an empty row's pointer may
+/// be dangling).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw")]
+#[inline(never)]
+pub(super) unsafe fn one_block_rows<const G: usize>(
+    rows: &[Row],
+    start: [u32; 4],
+    prefix: u64,
+    out: &mut [[u8; 16]],
+) {
+    assert!(rows.len() == 16 * G && out.len() == 16 * G);
+    // SAFETY: the caller vouches for the ISA.
+    let zero = unsafe { V16::splat(0) };
+    let mut words = [[zero; 16]; G];
+    for (g, words) in words.iter_mut().enumerate() {
+        let mut r = [zero; 16];
+        for (r, &(p, len)) in r.iter_mut().zip(&rows[16 * g..16 * g + 16]) {
+            debug_assert!(len <= 55);
+            let bits = prefix.wrapping_add(len as u64).wrapping_mul(8);
+            // SAFETY: the ISA as above. The load's mask enables bytes
+            // `0..len` only, the row's, which the caller vouches for; a
+            // masked load neither reads nor faults on the others. The
+            // marker goes to byte `len <= 55`, the length to bytes 56..64.
+            *r = V16(unsafe {
+                let v = _mm512_maskz_loadu_epi8((1u64 << len) - 1, p.cast());
+                let v = _mm512_mask_mov_epi8(v, 1u64 << len, _mm512_set1_epi8(0x80u8 as i8));
+                _mm512_mask_mov_epi64(v, 0x80, _mm512_set1_epi64(bits as i64))
+            });
+        }
+        *words = transpose16(r);
+    }
+    // SAFETY: the ISA as above.
+    let mut s = start.map(|x| [unsafe { V16::splat(x) }; G]);
+    body::compress_words(&mut s, &words);
+    for (g, out) in out.chunks_exact_mut(16).enumerate() {
+        // SAFETY: the ISA as above.
+        let digests = unsafe { digests16([s[0][g].0, s[1][g].0, s[2][g].0, s[3][g].0]) };
+        for (quad, v) in out.chunks_exact_mut(4).zip(digests) {
+            // SAFETY: the ISA as above; `quad` is 4 digests, 64 bytes, and
+            // `storeu` needs no alignment.
+            unsafe { _mm512_storeu_si512(quad.as_mut_ptr().cast(), v) };
+        }
+    }
+}
+
+/// The digests of 16 lanes from their state rows `a, b, c, d`: entry `k`
+/// holds those of lanes `4k..4k + 4`, each lane's 16 bytes in turn.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F.
+#[inline(always)]
+unsafe fn digests16([a, b, c, d]: [__m512i; 4]) -> [__m512i; 4] {
+    // SAFETY: the caller vouches for AVX-512F; register operations only.
+    unsafe {
+        // Within each 128-bit chunk `c`: `u[i]` chunk `c` is lane `4c + i`'s
+        // digest.
+        let t0 = _mm512_unpacklo_epi32(a, b);
+        let t1 = _mm512_unpackhi_epi32(a, b);
+        let t2 = _mm512_unpacklo_epi32(c, d);
+        let t3 = _mm512_unpackhi_epi32(c, d);
+        let u = [
+            _mm512_unpacklo_epi64(t0, t2),
+            _mm512_unpackhi_epi64(t0, t2),
+            _mm512_unpacklo_epi64(t1, t3),
+            _mm512_unpackhi_epi64(t1, t3),
+        ];
+        // Then chunk `i` of entry `k` is chunk `k` of `u[i]`.
+        let x0 = _mm512_shuffle_i32x4::<0x44>(u[0], u[1]);
+        let x1 = _mm512_shuffle_i32x4::<0x44>(u[2], u[3]);
+        let y0 = _mm512_shuffle_i32x4::<0xEE>(u[0], u[1]);
+        let y1 = _mm512_shuffle_i32x4::<0xEE>(u[2], u[3]);
+        [
+            _mm512_shuffle_i32x4::<0x88>(x0, x1),
+            _mm512_shuffle_i32x4::<0xDD>(x0, x1),
+            _mm512_shuffle_i32x4::<0x88>(y0, y1),
+            _mm512_shuffle_i32x4::<0xDD>(y0, y1),
+        ]
+    }
+}
