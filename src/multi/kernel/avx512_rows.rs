@@ -1,8 +1,9 @@
-//! Rows of at most 55 bytes on AVX-512 (F, VL and BW), one block each,
-//! built in registers: each lane's block is one masked 64-byte load of
-//! the row's bytes, which reads nothing past them, with the padding's
-//! marker and bit length merged in by two masked moves; the digests go
-//! straight from the state registers to their slots.
+//! Short rows on AVX-512 (F, VL and BW), a set of rows of one padded
+//! length (1 to 4 blocks) at a time, built in registers: each lane's block
+//! is one masked 64-byte load of the row's bytes, which reads nothing past
+//! them, with the padding's marker and bit length merged in by two masked
+//! moves; the digests go straight from the state registers to their
+//! slots.
 //!
 //! The scheduler's way for such rows copies each with its padding into a
 //! lane buffer (about 14 stores a row), stores the start state, calls the
@@ -32,46 +33,98 @@ pub(super) fn detected() -> bool {
     }
 }
 
-/// Hashes the `16 * G` rows of `rows`, each continuing the chaining value
-/// `start` after `prefix` bytes, and writes row `i`'s digest to `out[i]`.
+/// Hashes the `16 * G` rows of `rows`, each of `blocks` blocks with its
+/// padding (1 to 4), continuing the chaining value `start` after `prefix`
+/// bytes, and writes row `i`'s digest to `out[i]`.
 ///
 /// # Safety
 ///
-/// The CPU has AVX-512F, VL and BW; each row's `len <= 55` bytes at its
-/// pointer are readable (nothing else is read: an empty row's pointer may
-/// be dangling).
+/// The CPU has AVX-512F, VL and BW; each row's `len` bytes at its pointer
+/// are readable (nothing else is read: an empty row's pointer may be
+/// dangling), `padded_blocks(len) == blocks` for each, and `prefix`
+/// is whole blocks.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
 #[inline(never)]
-pub(super) unsafe fn one_block_rows<const G: usize>(
+pub(super) unsafe fn rows<const G: usize>(
+    rows: &[Row],
+    blocks: usize,
+    start: [u32; 4],
+    prefix: u64,
+    out: &mut [[u8; 16]],
+) {
+    // One body per block count, so that each folds its masks' bounds: a
+    // row of one block is under 56 bytes, its load mask `(1 << len) - 1`.
+    // SAFETY: the caller's contract.
+    unsafe {
+        match blocks {
+            1 => rows_of::<G, 1>(rows, start, prefix, out),
+            2 => rows_of::<G, 2>(rows, start, prefix, out),
+            3 => rows_of::<G, 3>(rows, start, prefix, out),
+            _ => rows_of::<G, 4>(rows, start, prefix, out),
+        }
+    }
+}
+
+/// [`rows`] for rows of `B` blocks each.
+///
+/// # Safety
+///
+/// As for [`rows`], with `blocks == B`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw")]
+#[inline]
+unsafe fn rows_of<const G: usize, const B: usize>(
     rows: &[Row],
     start: [u32; 4],
     prefix: u64,
     out: &mut [[u8; 16]],
 ) {
+    let blocks = B;
     assert!(rows.len() == 16 * G && out.len() == 16 * G);
     // SAFETY: the caller vouches for the ISA.
     let zero = unsafe { V16::splat(0) };
-    let mut words = [[zero; 16]; G];
-    for (g, words) in words.iter_mut().enumerate() {
-        let mut r = [zero; 16];
-        for (r, &(p, len)) in r.iter_mut().zip(&rows[16 * g..16 * g + 16]) {
-            debug_assert!(len <= 55);
-            let bits = prefix.wrapping_add(len as u64).wrapping_mul(8);
-            // SAFETY: the ISA as above. The load's mask enables bytes
-            // `0..len` only, the row's, which the caller vouches for; a
-            // masked load neither reads nor faults on the others. The
-            // marker goes to byte `len <= 55`, the length to bytes 56..64.
-            *r = V16(unsafe {
-                let v = _mm512_maskz_loadu_epi8((1u64 << len) - 1, p.cast());
-                let v = _mm512_mask_mov_epi8(v, 1u64 << len, _mm512_set1_epi8(0x80u8 as i8));
-                _mm512_mask_mov_epi64(v, 0x80, _mm512_set1_epi64(bits as i64))
-            });
-        }
-        *words = transpose16(r);
-    }
     // SAFETY: the ISA as above.
     let mut s = start.map(|x| [unsafe { V16::splat(x) }; G]);
-    body::compress_words(&mut s, &words);
+    for k in 0..blocks {
+        let at = 64 * k;
+        // The length goes into the last block's last 8 bytes.
+        let length_mask = if k + 1 == blocks { 0x80 } else { 0 };
+        let mut words = [[zero; 16]; G];
+        for (g, words) in words.iter_mut().enumerate() {
+            let mut r = [zero; 16];
+            for (r, &(p, len)) in r.iter_mut().zip(&rows[16 * g..16 * g + 16]) {
+                // This block's bytes of the row, and where the marker goes
+                // if it is in this block (`d` wraps to a huge number when
+                // the row ends before it).
+                let (load_mask, marker_mask) = if B == 1 {
+                    debug_assert!(len <= 55);
+                    let len = len.min(55);
+                    ((1u64 << len) - 1, 1u64 << len)
+                } else {
+                    let n = len.saturating_sub(at).min(64);
+                    let d = len.wrapping_sub(at);
+                    (
+                        if n == 64 { u64::MAX } else { (1u64 << n) - 1 },
+                        if d < 64 { 1u64 << d } else { 0 },
+                    )
+                };
+                let bits = prefix.wrapping_add(len as u64).wrapping_mul(8);
+                // SAFETY: the ISA as above. The load's mask enables bytes
+                // `at..at + n` of the row only, within its `len`, which the
+                // caller vouches for; a masked load neither reads nor faults
+                // on the others (so `wrapping_add` serves where `n == 0`).
+                // As `blocks` is the row's padded length, the marker, at
+                // byte `len`, and the length, in the last 8 bytes, do not
+                // meet.
+                *r = V16(unsafe {
+                    let v = _mm512_maskz_loadu_epi8(load_mask, p.wrapping_add(at).cast());
+                    let v = _mm512_mask_mov_epi8(v, marker_mask, _mm512_set1_epi8(0x80u8 as i8));
+                    _mm512_mask_mov_epi64(v, length_mask, _mm512_set1_epi64(bits as i64))
+                });
+            }
+            *words = transpose16(r);
+        }
+        body::compress_words(&mut s, &words);
+    }
     for (g, out) in out.chunks_exact_mut(16).enumerate() {
         // SAFETY: the ISA as above.
         let digests = unsafe { digests16([s[0][g].0, s[1][g].0, s[2][g].0, s[3][g].0]) };

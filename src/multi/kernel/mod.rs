@@ -30,8 +30,7 @@ use crate::compress::soft::pad::to_bytes;
 use crate::multi::scheduler::source::Start;
 use crate::multi::state::{BlockPtrs, LaneStates};
 
-/// A row of at most 55 bytes for [`Kernel::one_block_rows`]: where its
-/// bytes start, and how many.
+/// A short row for [`Kernel::rows`]: where its bytes start, and how many.
 pub(crate) type Row = (*const u8, usize);
 
 /// A multi-buffer kernel. A value of this type other than `Portable` is only
@@ -351,8 +350,8 @@ impl Kernel {
 }
 
 impl Kernel {
-    /// Whether [`Kernel::one_block_rows`] runs on this kernel and CPU: the
-    /// AVX-512 kernel where the CPU has AVX-512BW too.
+    /// Whether [`Kernel::rows`] runs on this kernel and CPU: the AVX-512
+    /// kernel where the CPU has AVX-512BW too.
     pub(crate) fn builds_rows(self) -> bool {
         match self {
             #[cfg(md5_sse2)]
@@ -361,31 +360,39 @@ impl Kernel {
         }
     }
 
-    /// Hashes `rows`, 16, 32, 48 or 64 of them, each of at most 55 bytes
-    /// continuing `start` (after `start.len` bytes), into the slots of `out`
-    /// with their indices: each lane's block built in registers
+    /// Hashes `rows`, 16, 32, 48 or 64 of them, each of `blocks` blocks
+    /// with its padding (1 to 4) continuing `start`, into the slots of
+    /// `out` with their indices: each lane's blocks built in registers
     /// (`avx512_rows.rs`).
     ///
     /// # Safety
     ///
-    /// `self.builds_rows()`, and each row's bytes are readable.
+    /// `self.builds_rows()`; each row's bytes are readable, and
+    /// `padded_blocks(len) == blocks` for each (`start.len` is whole
+    /// blocks).
     #[inline]
-    pub(crate) unsafe fn one_block_rows(self, rows: &[Row], start: Start, out: &mut [[u8; 16]]) {
-        debug_assert!(self.builds_rows());
+    pub(crate) unsafe fn rows(
+        self,
+        rows: &[Row],
+        blocks: usize,
+        start: Start,
+        out: &mut [[u8; 16]],
+    ) {
+        debug_assert!(self.builds_rows() && (1..=4).contains(&blocks));
         let (state, prefix) = (start.state, start.len);
         // SAFETY: the caller vouches for the CPU and the rows; the group
-        // count matches the rows (asserted in `one_block_rows`).
+        // count matches the rows (asserted in `rows`).
         #[cfg(md5_sse2)]
         unsafe {
             with_groups!(
-                avx512_rows::one_block_rows,
+                avx512_rows::rows,
                 rows.len() / 16,
                 [1, 2, 3; 4],
-                (rows, state, prefix, out)
+                (rows, blocks, state, prefix, out)
             )
         }
         #[cfg(not(md5_sse2))]
-        let _ = (rows, state, prefix, out);
+        let _ = (rows, blocks, state, prefix, out);
     }
 }
 

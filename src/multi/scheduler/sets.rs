@@ -49,15 +49,15 @@ impl<'a> Scheduler<'a> {
         let len = first.len();
         let blocks = padded_blocks(len);
         let equal = S::Message::PLAIN && len >= 64 && len.is_multiple_of(64);
-        // Rows under 56 bytes built in the kernel's registers from where
-        // they lie (`Kernel::one_block_rows`), if it can.
+        // Short rows built in the kernel's registers from where they lie
+        // (`Kernel::rows`), if it can.
         let in_registers = S::Message::PLAIN && self.rows_in_registers;
         // Other sets of short messages may take more lanes than the kernel
         // runs at full width (`Kernel::short_lanes`), if the batch has them:
         // they share the cost of the set's copies and calls. Rows built in
         // registers have none, and run fastest at full width (Zen 4: 9.2
         // ns a 32-byte row at two groups, 9.8 at three).
-        let wide = blocks <= BUF_BLOCKS && !(blocks == 1 && in_registers);
+        let wide = blocks <= BUF_BLOCKS && (equal || !in_registers);
         let width = match wide && source.count() - base >= self.short_width {
             true => self.short_width,
             false => self.width,
@@ -75,12 +75,12 @@ impl<'a> Scheduler<'a> {
                 }
                 self.ptr[lane - 1] = m.plain().as_ptr();
             }
-        } else if blocks == 1 && in_registers {
+        } else if blocks <= BUF_BLOCKS && in_registers {
             rows[0] = (first.plain().as_ptr(), len);
             while lane < width {
                 let m = *read[lane].write(source.get(base + lane));
                 lane += 1;
-                if m.len() >= 56 {
+                if padded_blocks(m.len()) != blocks {
                     break;
                 }
                 rows[lane - 1] = (m.plain().as_ptr(), m.len());
@@ -172,11 +172,11 @@ impl<'a> Scheduler<'a> {
         };
         if equal {
             self.run_equal(len, width, done);
-        } else if blocks == 1 && in_registers {
+        } else if in_registers {
             // SAFETY: the kernel builds rows (`rows_in_registers`); each of
             // the `width` rows (16 to 64 of them) is a message's bytes, of
-            // fewer than 56.
-            unsafe { self.kernel.one_block_rows(&rows[..width], self.start, run) };
+            // `blocks` blocks with padding.
+            unsafe { self.kernel.rows(&rows[..width], blocks, self.start, run) };
         } else {
             self.run_short(width, |_| blocks, done);
         }

@@ -53,8 +53,8 @@ pub(super) struct Scheduler<'a> {
     /// Lanes of a set of short messages hashed at once
     /// ([`Kernel::short_lanes`]): `width` or more.
     pub(super) short_width: usize,
-    /// Whether a full set of rows under 56 bytes runs as
-    /// [`Kernel::one_block_rows`], its blocks built in registers.
+    /// Whether a set of short rows of one block count runs as
+    /// [`Kernel::rows`], its blocks built in registers.
     pub(super) rows_in_registers: bool,
     /// What every message continues.
     pub(super) start: Start,

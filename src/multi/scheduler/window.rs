@@ -93,17 +93,26 @@ impl<'a> Scheduler<'a> {
             *slot += 1;
         }
         let out = &mut out[base..base + n];
-        for set in order[..n].chunks(self.short_width) {
+        // Sets built in registers run best at the kernel's full width (as
+        // in `run_direct`), those copied at the short-set width.
+        let in_registers = S::Message::PLAIN && self.rows_in_registers;
+        let set_width = if in_registers {
+            self.width
+        } else {
+            self.short_width
+        };
+        for set in order[..n].chunks(set_width) {
             if let [i] = set {
                 let i = usize::from(*i);
                 out[i] = single::digest(&msgs[i], self.start);
                 continue;
             }
-            // A set of one-block rows (the last sets, sorted) built in the
-            // kernel's registers, where it can, when the set is whole
+            // A set of rows of one block count (most sets, sorted) built in
+            // the kernel's registers, where it can, when the set is whole
             // groups.
-            let one_block = usize::from(blocks[usize::from(set[0])]) == 1;
-            if one_block && S::Message::PLAIN && self.rows_in_registers && set.len() % 16 == 0 {
+            let most = blocks[usize::from(set[0])];
+            let uniform = most == blocks[usize::from(set[set.len() - 1])];
+            if uniform && in_registers && set.len() % 16 == 0 {
                 let mut rows: [Row; MAX_LANES] = [(core::ptr::null(), 0); MAX_LANES];
                 for (row, &i) in rows.iter_mut().zip(set) {
                     let m = msgs[usize::from(i)];
@@ -111,11 +120,12 @@ impl<'a> Scheduler<'a> {
                 }
                 let mut digests = [[0; 16]; MAX_LANES];
                 // SAFETY: the kernel builds rows (`rows_in_registers`); the
-                // set's rows, 16 to 64 (`short_width`) whole groups, are
-                // messages' bytes, of one block with padding, under 56.
+                // set's rows, 16 to 64 (`width`) whole groups, are
+                // messages' bytes, each of `most` blocks with padding.
                 unsafe {
                     let (rows, digests) = (&rows[..set.len()], &mut digests[..set.len()]);
-                    self.kernel.one_block_rows(rows, self.start, digests)
+                    self.kernel
+                        .rows(rows, usize::from(most), self.start, digests)
                 };
                 for (&i, d) in set.iter().zip(digests) {
                     out[usize::from(i)] = d;

@@ -19,6 +19,8 @@ use test_rng::Rng;
 
 mod forms;
 mod mixed;
+#[cfg(md5_sse2)]
+mod rows;
 mod stagger;
 
 /// Divides the long messages and runs of the tests below, so that Miri,
