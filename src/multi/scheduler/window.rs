@@ -49,14 +49,16 @@ impl<'a> Scheduler<'a> {
         debug_assert!(self.busy() == 0 && read.len() <= avail);
         let mut msgs = [const { MaybeUninit::<S::Message>::uninit() }; ROWS];
         let mut blocks = [0u8; ROWS];
-        // `count[b]`: rows of `b` blocks.
-        let mut count = [0usize; BUF_BLOCKS + 1];
+        // The rows of each block count, 16 bits a count (`Counts`), in a
+        // register: an array in memory makes each row wait on the store
+        // of the row before, with the same count.
+        let mut count = Counts(0);
         for (i, &m) in read.iter().enumerate() {
             let b = padded_blocks(m.len());
             debug_assert!(b <= BUF_BLOCKS);
             msgs[i].write(m);
             blocks[i] = b as u8;
-            count[b] += 1;
+            count.bump(b);
         }
         let mut n = read.len();
         let mut long = None;
@@ -73,24 +75,23 @@ impl<'a> Scheduler<'a> {
             m.prefetch();
             msgs[n].write(m);
             blocks[n] = b as u8;
-            count[b] += 1;
+            count.bump(b);
             n += 1;
         }
         // SAFETY: entries `0..n` were written above; `MaybeUninit<M>` has
         // the layout of `M`.
         let msgs: &[S::Message] = unsafe { core::slice::from_raw_parts(msgs.as_ptr().cast(), n) };
-        // `at[b]`: where the next row of `b` blocks goes, most blocks first.
-        let mut at = [0usize; BUF_BLOCKS + 1];
+        // Where the next row of each block count goes, most blocks first.
+        let mut at = Counts(0);
         let mut next = 0;
         for b in (1..=BUF_BLOCKS).rev() {
-            at[b] = next;
-            next += count[b];
+            at.0 |= next << Counts::shift(b);
+            next += count.get(b);
         }
         let mut order = [0u16; ROWS];
         for (i, &b) in blocks[..n].iter().enumerate() {
-            let slot = &mut at[usize::from(b)];
-            order[*slot] = i as u16;
-            *slot += 1;
+            order[usize::from(at.get(usize::from(b)) as u16) % ROWS] = i as u16;
+            at.bump(usize::from(b));
         }
         let out = &mut out[base..base + n];
         // Sets built in registers run best at the kernel's full width (as
@@ -101,6 +102,9 @@ impl<'a> Scheduler<'a> {
         } else {
             self.short_width
         };
+        // One set's rows and digests, for the sets built in registers.
+        let mut rows: [Row; MAX_LANES] = [(core::ptr::null(), 0); MAX_LANES];
+        let mut digests = [[0; 16]; MAX_LANES];
         for set in order[..n].chunks(set_width) {
             if let [i] = set {
                 let i = usize::from(*i);
@@ -113,12 +117,10 @@ impl<'a> Scheduler<'a> {
             let most = blocks[usize::from(set[0])];
             let uniform = most == blocks[usize::from(set[set.len() - 1])];
             if uniform && in_registers && set.len() % 16 == 0 {
-                let mut rows: [Row; MAX_LANES] = [(core::ptr::null(), 0); MAX_LANES];
                 for (row, &i) in rows.iter_mut().zip(set) {
                     let m = msgs[usize::from(i)];
                     *row = (m.plain().as_ptr(), m.len());
                 }
-                let mut digests = [[0; 16]; MAX_LANES];
                 // SAFETY: the kernel builds rows (`rows_in_registers`); the
                 // set's rows, 16 to 64 (`width`) whole groups, are
                 // messages' bytes, each of `most` blocks with padding.
@@ -127,8 +129,8 @@ impl<'a> Scheduler<'a> {
                     self.kernel
                         .rows(rows, usize::from(most), self.start, digests)
                 };
-                for (&i, d) in set.iter().zip(digests) {
-                    out[usize::from(i)] = d;
+                for (&i, d) in set.iter().zip(&digests) {
+                    out[usize::from(i)] = *d;
                 }
                 continue;
             }
@@ -143,5 +145,29 @@ impl<'a> Scheduler<'a> {
             self.run_short(set.len(), blocks_of, done);
         }
         Hashed { rows: n, long }
+    }
+}
+
+/// A count of up to 65535 for each block count 1 to 4, packed 16 bits
+/// each into one word.
+#[derive(Clone, Copy)]
+struct Counts(u64);
+
+impl Counts {
+    /// Where `blocks`' count sits.
+    #[inline(always)]
+    fn shift(blocks: usize) -> u32 {
+        debug_assert!((1..=BUF_BLOCKS).contains(&blocks));
+        16 * (blocks as u32 - 1) % 64
+    }
+
+    #[inline(always)]
+    fn get(self, blocks: usize) -> u64 {
+        (self.0 >> Self::shift(blocks)) & 0xffff
+    }
+
+    #[inline(always)]
+    fn bump(&mut self, blocks: usize) {
+        self.0 += 1 << Self::shift(blocks);
     }
 }
