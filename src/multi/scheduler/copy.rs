@@ -98,22 +98,34 @@ unsafe fn move4(src: *const u8, dst: *mut u8) {
 /// Prefetches the cache lines of bytes 0, 64, 128 and 192 of `row` and of
 /// its last byte (each capped at the last): every line of a row that fits
 /// a lane's buffer, with no branch on its length. A prefetch never faults,
-/// so an empty row's address serves as well. x86_64 only; elsewhere, and
-/// under Miri, nothing (AArch64's prefetch intrinsic is not stable).
+/// so an empty row's address serves as well.
 #[inline(always)]
 pub(crate) fn prefetch_row(row: &[u8]) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let last = row.len().saturating_sub(1);
-        for at in [0, 64, 128, 192, last] {
-            let p = row.as_ptr().wrapping_add(at.min(last));
-            // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no
-            // memory architecturally and cannot fault, whatever the
-            // address (here one within `row`, or its start when empty).
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
-        }
+    let last = row.len().saturating_sub(1);
+    for at in [0, 64, 128, 192, last] {
+        prefetch(row.as_ptr().wrapping_add(at.min(last)));
     }
+}
+
+/// Prefetches every cache line of `bytes`, in order.
+#[inline(always)]
+pub(crate) fn prefetch_all(bytes: &[u8]) {
+    for at in (0..bytes.len()).step_by(64) {
+        prefetch(bytes[at..].as_ptr());
+    }
+}
+
+/// Asks for the cache line of `p` in every cache level. x86_64 only;
+/// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
+/// stable).
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no memory
+    // architecturally and cannot fault, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
     #[cfg(any(not(target_arch = "x86_64"), miri))]
-    let _ = row;
+    let _ = p;
 }

@@ -88,12 +88,17 @@ impl<'a> Scheduler<'a> {
             at.0 |= next << Counts::shift(b);
             next += count.get(b);
         }
-        let mut order = [0u16; ROWS];
+        // Room for `ROWS.next_power_of_two()`, so that a mask bounds the
+        // index where `% ROWS` would cost a multiplication a row.
+        let mut order = [0u16; ROWS.next_power_of_two()];
         for (i, &b) in blocks[..n].iter().enumerate() {
-            order[usize::from(at.get(usize::from(b)) as u16) % ROWS] = i as u16;
+            order[at.get(usize::from(b)) as usize & (order.len() - 1)] = i as u16;
             at.bump(usize::from(b));
         }
         let out = &mut out[base..base + n];
+        // The window's digests go out in sorted order, all over its slots:
+        // their lines fetched now, in order, the stores find them in cache.
+        super::copy::prefetch_all(out.as_flattened());
         // Sets built in registers run best at the kernel's full width (as
         // in `run_direct`), those copied at the short-set width.
         let in_registers = S::Message::PLAIN && self.rows_in_registers;
