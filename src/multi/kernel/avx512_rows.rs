@@ -125,8 +125,44 @@ unsafe fn rows_of<const G: usize, const B: usize>(
         }
         body::compress_words(&mut s, &words);
     }
+    // SAFETY: the ISA as above.
+    unsafe { store_digests(&s, out) };
+}
+
+/// Hashes `16 * G` messages of `blocks` whole blocks each, at `ptrs`, from
+/// `start`, then their shared last block `last` (their padding), and
+/// writes message `i`'s digest to `out[i]`: the AVX-512 kernel's body from
+/// a splatted start, its state going straight out.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F and VL; `ptrs[i]` is valid for reads of `blocks *
+/// 64` bytes for each `i < 16 * G`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw")]
+#[inline(never)]
+pub(super) unsafe fn equal_blocks<const G: usize>(
+    ptrs: &crate::multi::state::BlockPtrs,
+    blocks: usize,
+    last: &[u32; 16],
+    start: [u32; 4],
+    out: &mut [[u8; 16]],
+) {
+    assert!(out.len() == 16 * G);
+    // SAFETY: the caller's contract is the body's.
+    let s = unsafe { body::compress_from::<V16, G>(start, ptrs, blocks, Some(last)) };
+    // SAFETY: the ISA as above.
+    unsafe { store_digests(&s, out) };
+}
+
+/// Writes the digests of the `16 * G` lanes of `s` to `out`.
+///
+/// # Safety
+///
+/// The CPU has AVX-512F.
+#[inline(always)]
+unsafe fn store_digests<const G: usize>(s: &[[V16; G]; 4], out: &mut [[u8; 16]]) {
     for (g, out) in out.chunks_exact_mut(16).enumerate() {
-        // SAFETY: the ISA as above.
+        // SAFETY: the caller vouches for the ISA.
         let digests = unsafe { digests16([s[0][g].0, s[1][g].0, s[2][g].0, s[3][g].0]) };
         for (quad, v) in out.chunks_exact_mut(4).zip(digests) {
             // SAFETY: the ISA as above; `quad` is 4 digests, 64 bytes, and

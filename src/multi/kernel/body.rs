@@ -325,10 +325,54 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         }
     }
 
+    // SAFETY: the caller's contract.
+    unsafe { run_blocks(&mut s, ptrs, blocks, last) };
+
+    for (r, v) in state.rows.iter_mut().zip(s) {
+        for (g, x) in v.into_iter().enumerate() {
+            x.store(&mut r[w * g..]);
+        }
+    }
+}
+
+/// [`compress`] from the chaining value `start` in every lane, its state
+/// left in registers for the caller (`avx512_rows.rs`, which writes the
+/// digests out).
+///
+/// # Safety
+///
+/// As for [`compress`].
+#[inline(always)]
+pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
+    start: [u32; 4],
+    ptrs: &BlockPtrs,
+    blocks: usize,
+    last: Option<&[u32; 16]>,
+) -> [[V; G]; 4] {
+    assert!(V::LANES * G <= ptrs.len());
+    // SAFETY: the caller vouches for the ISA.
+    let mut s = start.map(|x| [unsafe { V::splat(x) }; G]);
+    // SAFETY: the caller's contract.
+    unsafe { run_blocks(&mut s, ptrs, blocks, last) };
+    s
+}
+
+/// [`compress`]'s blocks on the state `s`.
+///
+/// # Safety
+///
+/// As for [`compress`].
+#[inline(always)]
+unsafe fn run_blocks<V: LaneVector, const G: usize>(
+    s: &mut [[V; G]; 4],
+    ptrs: &BlockPtrs,
+    blocks: usize,
+    last: Option<&[u32; 16]>,
+) {
     let mut words = core::mem::MaybeUninit::uninit();
     for blk in 0..blocks {
         // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at
-        // each of the `w * G` pointers (caller).
+        // each of the `V::LANES * G` pointers (caller).
         let m: &[[V; 16]; G] = unsafe { load_blocks(&mut words, ptrs, blk * 64) };
         // The round constants, read through a pointer LLVM cannot see
         // through, anew in each block: left visible, all 64 are broadcast
@@ -337,7 +381,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC`
         // or `RC_I`.
         let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
-        block(&mut s, &Loaded { m, rc });
+        block(s, &Loaded { m, rc });
     }
 
     if let Some(words) = last {
@@ -349,13 +393,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
         md5_steps!(sums);
         // SAFETY: `opaque(0)` is 0: the pointer is `mk`'s 64 words.
         let mk = unsafe { sums.mk.as_ptr().add(opaque(0)) };
-        block(&mut s, &Shared { mk });
-    }
-
-    for (r, v) in state.rows.iter_mut().zip(s) {
-        for (g, x) in v.into_iter().enumerate() {
-            x.store(&mut r[w * g..]);
-        }
+        block(s, &Shared { mk });
     }
 }
 

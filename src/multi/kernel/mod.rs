@@ -394,6 +394,41 @@ impl Kernel {
         #[cfg(not(md5_sse2))]
         let _ = (rows, blocks, state, prefix, out);
     }
+
+    /// Hashes 16, 32, 48 or 64 equal messages of `blocks` whole blocks at
+    /// `ptrs`, continuing `start`, then their padding block of the words
+    /// `pad`, into the slots of `out` with their indices: the kernel from
+    /// a start in registers, its digests going straight out
+    /// (`avx512_rows.rs`).
+    ///
+    /// # Safety
+    ///
+    /// `self.builds_rows()`; `ptrs[i]` is valid for reads of `blocks * 64`
+    /// bytes for each `i < out.len()`.
+    #[inline]
+    pub(crate) unsafe fn equal_blocks(
+        self,
+        ptrs: &BlockPtrs,
+        blocks: usize,
+        pad: &[u32; 16],
+        start: Start,
+        out: &mut [[u8; 16]],
+    ) {
+        debug_assert!(self.builds_rows());
+        // SAFETY: the caller vouches for the CPU and the pointers; the
+        // group count matches `out` (asserted in `equal_blocks`).
+        #[cfg(md5_sse2)]
+        unsafe {
+            with_groups!(
+                avx512_rows::equal_blocks,
+                out.len() / 16,
+                [1, 2, 3; 4],
+                (ptrs, blocks, pad, start.state, out)
+            )
+        }
+        #[cfg(not(md5_sse2))]
+        let _ = (ptrs, blocks, pad, start, out);
+    }
 }
 
 /// The digests of lanes `lane..lane + 4` of `state`: a 4 × 4
