@@ -21,8 +21,9 @@ scheduler, padding, Lanes and the kernels. Checks:
             and messages with a suffix or a prefix, and Lanes with random
             chunking
   trace     no call instruction in md5::multi::avx512::compress; traced calls:
-            the vpternlogd and vprold executed in it per group count, none in
-            the AVX2 kernel, and the last long messages gathered in one group
+            the vpternlogd and vprold executed in it (or in the rows built in
+            registers, kernel/avx512_rows.rs) per group count, none in the
+            AVX2 kernel, and the last long messages gathered in one group
   negative  the same blob with one vpternlogd immediate changed must fail the
             count suite: a kernel that did not run could not make it fail
 
@@ -480,8 +481,12 @@ def main():
 
     print("== trace: the AVX-512 instructions each call executes")
     avx512 = functions(syms, "6avx5128compress", CODE + len(blob))
+    # The rows built in registers and the equal short messages of
+    # kernel/avx512_rows.rs run the same 64 steps a group and block.
+    kernel = avx512 + functions(syms, "11avx512_rows", CODE + len(blob))
     avx2 = functions(syms, "4avx28compress", CODE + len(blob))
     in_avx512 = lambda r: any(a <= r < e for a, e in avx512)  # noqa: E731
+    in_kernel = lambda r: any(a <= r < e for a, e in kernel)  # noqa: E731
     dis = {}  # address -> (mnemonic, address of the next instruction)
     prev = None
     for line in open(dis_path):
@@ -502,7 +507,7 @@ def main():
         trace = []
         msgs = [rng.randbytes(100) for _ in range(count)]
         got = mm.digest_many(msgs, trace=trace)
-        ran = [dis.get(r, ["?"])[0] for r in trace if in_avx512(r)]
+        ran = [dis.get(r, ["?"])[0] for r in trace if in_kernel(r)]
         tern, rol = ran.count("vpternlogd"), ran.count("vprold")
         in_avx2 = sum(a <= r < e for r in trace for a, e in avx2)
         # 100 bytes are two blocks; a lone message takes the single-stream
@@ -510,7 +515,7 @@ def main():
         groups = 0 if count == 1 else -(-count // 16)
         check(got == [md5(m) for m in msgs] and tern == rol == 2 * groups * 64 and in_avx2 == 0,
               f"{count:2} messages: {len(trace):6} instructions, {len(ran):5} in "
-              f"avx512::compress, {tern:3} vpternlogd and {rol:3} vprold "
+              f"the AVX-512 kernel, {tern:3} vpternlogd and {rol:3} vprold "
               f"(2 blocks x {groups} groups x 64 steps), {in_avx2} in the AVX2 kernel")
     # Two messages of 1000 bytes (16 blocks) in lanes 0 and 20 among 40 of
     # 100 bytes (2 blocks): three groups for 2 blocks, then the scheduler
@@ -518,7 +523,7 @@ def main():
     trace = []
     msgs = [rng.randbytes(1000 if i in (0, 20) else 100) for i in range(42)]
     got = mm.digest_many(msgs, trace=trace)
-    ran = [dis.get(r, ["?"])[0] for r in trace if in_avx512(r)]
+    ran = [dis.get(r, ["?"])[0] for r in trace if in_kernel(r)]
     tern = ran.count("vpternlogd")
     check(got == [md5(m) for m in msgs] and tern == (2 * 3 + 14 * 1) * 64,
           f"2 long among 40 short messages: {tern} vpternlogd (2 blocks x 3 groups, "
@@ -528,7 +533,7 @@ def main():
     bad_blob = bytearray(blob)
     patched = 0
     for at, (name, end) in dis.items():
-        if name == "vpternlogd" and in_avx512(at) and bad_blob[end - 1 - CODE] == 0xCA:
+        if name == "vpternlogd" and in_kernel(at) and bad_blob[end - 1 - CODE] == 0xCA:
             # objdump's `vpternlogd $0xca,...`: the immediate is the last byte.
             bad_blob[end - 1 - CODE] = 0xCB
             patched += 1
@@ -547,8 +552,9 @@ def main():
     except ValueError:
         b, bad, total = (child.stdout + child.stderr)[-500:], 0, 0
     # 16 F steps per group in each instance of the kernel (one per group
-    # count, and any copy LLVM made).
-    check(b == "avx512" and patched >= 16 * (1 + 2 + 3 + 4) and patched % 16 == 0
+    # count, and any copy LLVM made), at least; in the rows built in
+    # registers LLVM may fold a few into other logic, so no exact count.
+    check(b == "avx512" and patched >= 16 * (1 + 2 + 3 + 4)
           and total > 0 and bad == total,
           f"{patched} immediates 0xca -> 0xcb (backend {b!r}): {bad} of {total} digests "
           f"(counts 2..=130 but 65 and 129, equal lengths) now differ from hashlib's")
