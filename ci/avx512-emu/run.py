@@ -298,9 +298,10 @@ def suite_inputs(rng):
     for count in (64, 2 * 64 + 5):
         suites.append((f"{count} rows of 8..=64 bytes", [rng.randbytes(8 + rng.randrange(57))
                                                           for _ in range(count)]))
-    # Short rows of every block count, a sorted window of them at a time:
-    # over one window and into the next, and one ended early by a long row.
-    for count in (300, 2 * 384 + 7):
+    # Short rows of every block count, a sorted window of them at a time
+    # (1536 rows, `ROWS` in src/multi/scheduler/window.rs): over one window
+    # and into the next, and one ended early by a long row.
+    for count in (300, 2 * 1536 + 7):
         rows = [rng.randbytes(rng.randrange(201)) for _ in range(count)]
         suites.append((f"{count} rows of 0..=200 bytes", rows))
     rows = [rng.randbytes(rng.randrange(201)) for _ in range(500)]

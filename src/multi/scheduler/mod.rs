@@ -31,6 +31,11 @@ use state::Scheduler;
 
 #[cfg(test)]
 pub(super) use stagger::delays as stagger_delays;
+/// Rows a short-row window, for the tests.
+#[cfg(test)]
+pub(super) const fn window_rows() -> usize {
+    window::ROWS
+}
 pub(super) use stagger::set_spread;
 
 pub(super) mod copy;

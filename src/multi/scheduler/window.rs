@@ -16,12 +16,15 @@ use crate::multi::state::MAX_LANES;
 use core::mem::MaybeUninit;
 
 /// Rows a window: a multiple of every kernel's width (4, 8, 12, 16, 24,
-/// 32, 48 and 64 lanes), and few enough for the window's rows (about 40
-/// KB at 100 bytes a row) to stay in cache between their reading in order
-/// and their copying in sorted order; on the Intel Xeon of
-/// benches/RESULTS.md, 960 ran no faster, nor did prefetching each row as
-/// it was read.
-pub(super) const ROWS: usize = 384;
+/// 32, 48 and 64 lanes), and few enough for the window's rows (about 150
+/// KB at 100 bytes a row) to stay in L2 between their reading in order and
+/// their hashing in sorted order. The more rows, the fewer sets straddle
+/// two block counts: with rows built in registers, on Zen 4, 0-200 B rows
+/// ran 1.06x faster at 768 rows than at 384 and 1.10x at 1536, 8-64 B
+/// rows 1.04x at 1536 (benches/RESULTS.md). The window's arrays take
+/// about 30 KB of stack. (On the Intel Xeon, before rows were built in
+/// registers and prefetched, 960 ran no faster than 384.)
+pub(super) const ROWS: usize = 1536;
 
 /// Rows left in the batch below which its mixed sets run as they come.
 pub(super) const MIN_ROWS: usize = 256;
@@ -38,6 +41,9 @@ impl<'a> Scheduler<'a> {
     /// (the first of them, already read, each at most `BUF_BLOCKS` blocks
     /// with padding) and those after, up to [`ROWS`] in all or the first of
     /// more blocks, into their slots of `out`.
+    // Not inlined: its frame (about 30 KB of window) is taken only when a
+    // window runs, not on every set `run_direct` hashes.
+    #[inline(never)]
     pub(super) fn run_window<S: Source<'a>>(
         &mut self,
         source: &S,

@@ -49,8 +49,8 @@ fn mixed_short_rows_across_sets() {
 }
 
 /// Short rows of wider mixes in windows (`Scheduler::run_window`): batches
-/// of more than `window::MIN_ROWS` rows, over one window and several (384
-/// rows each) and a partial one, every block count 1 to 4 with the padding
+/// of more than `window::MIN_ROWS` rows, over one window and several
+/// (`window::ROWS` each) and a partial one, every block count 1 to 4 with the padding
 /// edges, some windows ended early by a long row (read, then queued), on
 /// every kernel, against `Md5::digest`.
 #[test]
@@ -60,10 +60,16 @@ fn mixed_short_rows_in_windows() {
         &[0, 1, 55, 56, 63, 64, 119, 120, 183, 184, 200, 247],
         &[8, 30, 55, 56, 64],
     ];
+    let rows_a_window = crate::multi::scheduler::window_rows();
     let counts: &[usize] = if cfg!(miri) {
         &[260]
     } else {
-        &[257, 384, 385, 1000]
+        &[
+            257,
+            rows_a_window,
+            rows_a_window + 1,
+            2 * rows_a_window + 300,
+        ]
     };
     for_each_kernel(|k| {
         for lens in mixes {
