@@ -285,6 +285,7 @@ fn block<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], words: &impl Words<
 /// The 64 steps and the feed-forward over the block of words `m` in each
 /// lane of `G` groups of state `s`: for a lane vector that builds its
 /// blocks itself (`avx512_rows.rs`).
+#[cfg(md5_sse2)]
 #[inline(always)]
 pub(super) fn compress_words<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], m: &[[V; 16]; G]) {
     // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC` or
@@ -342,6 +343,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
 /// # Safety
 ///
 /// As for [`compress`].
+#[cfg(md5_sse2)]
 #[inline(always)]
 pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
     start: [u32; 4],
