@@ -17,7 +17,7 @@
 
 use super::lane_vector::{self, LaneVector};
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicU8, AtomicUsize, Ordering::Relaxed};
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 cpufeatures::new!(avx512_cpuid, "avx512f", "avx512vl");
 
@@ -60,13 +60,7 @@ pub(super) fn detected() -> bool {
 /// every scheduler and `Lanes` made after it run `n` groups in this
 /// process, for measuring; a hidden hook, not an API.
 pub(crate) fn groups() -> usize {
-    match GROUPS.load(Relaxed) {
-        0 => {
-            read_cpu();
-            GROUPS.load(Relaxed)
-        }
-        groups => groups,
-    }
+    read(&GROUPS)
 }
 
 /// Interleaved groups for a set of short messages hashed at once (at most
@@ -85,13 +79,7 @@ pub(crate) fn groups() -> usize {
 /// 3–8% faster. On the Intel Xeon three read 1.03–1.06× on 1000 × 64 B,
 /// within its noise, so it keeps two. [`set_groups`] sets both counts.
 pub(crate) fn short_groups() -> usize {
-    match SHORT_GROUPS.load(Relaxed) {
-        0 => {
-            read_cpu();
-            SHORT_GROUPS.load(Relaxed)
-        }
-        groups => groups,
-    }
+    read(&SHORT_GROUPS)
 }
 
 /// Whether a call of at most `avx512_ymm::MOST_LANES` (24) busy lanes
@@ -108,12 +96,18 @@ pub(crate) fn narrow() -> bool {
 
 /// Whether the CPU is an AMD of family 0x19 with AVX-512: Zen 4.
 fn zen4() -> bool {
-    match ZEN4.load(Relaxed) {
+    read(&ZEN4) == 2
+}
+
+/// `cell`'s answer, CPUID read first if it has none yet (0).
+#[inline]
+fn read(cell: &AtomicUsize) -> usize {
+    match cell.load(Relaxed) {
         0 => {
             read_cpu();
-            ZEN4.load(Relaxed) == 2
+            cell.load(Relaxed)
         }
-        zen4 => zen4 == 2,
+        answer => answer,
     }
 }
 
@@ -122,7 +116,7 @@ fn zen4() -> bool {
 /// (no) or 2 (yes).
 static GROUPS: AtomicUsize = AtomicUsize::new(0);
 static SHORT_GROUPS: AtomicUsize = AtomicUsize::new(0);
-static ZEN4: AtomicU8 = AtomicU8::new(0);
+static ZEN4: AtomicUsize = AtomicUsize::new(0);
 
 /// The rule for this CPU, into the counts [`set_groups`] has not set.
 fn read_cpu() {
@@ -133,7 +127,7 @@ fn read_cpu() {
     };
     let _ = GROUPS.compare_exchange(0, groups, Relaxed, Relaxed);
     let _ = SHORT_GROUPS.compare_exchange(0, short, Relaxed, Relaxed);
-    ZEN4.store(1 + u8::from(zen4), Relaxed);
+    ZEN4.store(1 + usize::from(zen4), Relaxed);
 }
 
 /// Makes [`groups`] and [`short_groups`] answer `groups` from now on,

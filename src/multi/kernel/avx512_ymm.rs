@@ -25,6 +25,19 @@ pub(crate) const MOST_LANES: usize = 24;
 #[derive(Clone, Copy)]
 pub(super) struct Y8(V8);
 
+/// The lane-wise binary operations `$op`, each `V8`'s, compiled inside
+/// the AVX-512VL entry point (so with all 32 vector registers at hand).
+macro_rules! binary_ops_of_v8 {
+    ($($op:ident),*) => {
+        $(
+            #[inline(always)]
+            fn $op(self, other: Self) -> Self {
+                Self(self.0.$op(other.0))
+            }
+        )*
+    };
+}
+
 impl LaneVector for Y8 {
     const LANES: usize = 8;
 
@@ -63,35 +76,7 @@ impl LaneVector for Y8 {
         self.0.first()
     }
 
-    #[inline(always)]
-    fn add(self, other: Self) -> Self {
-        Self(self.0.add(other.0))
-    }
-
-    #[inline(always)]
-    fn sub(self, other: Self) -> Self {
-        Self(self.0.sub(other.0))
-    }
-
-    #[inline(always)]
-    fn and(self, other: Self) -> Self {
-        Self(self.0.and(other.0))
-    }
-
-    #[inline(always)]
-    fn andnot(self, other: Self) -> Self {
-        Self(self.0.andnot(other.0))
-    }
-
-    #[inline(always)]
-    fn or(self, other: Self) -> Self {
-        Self(self.0.or(other.0))
-    }
-
-    #[inline(always)]
-    fn xor(self, other: Self) -> Self {
-        Self(self.0.xor(other.0))
-    }
+    binary_ops_of_v8!(add, sub, and, andnot, or, xor);
 
     /// One `vprold`.
     #[inline(always)]
@@ -128,14 +113,14 @@ entry_points!(Y8, "avx512f,avx512vl", compress only);
 
 opaque_fn!(__m256i, ymm_reg, "avx512f,avx512vl", "/* {0} */");
 
-/// Tests only: `compress` at the fewest groups that cover `used` lanes, as
-/// `Kernel::compress` calls it.
+/// `compress` at the fewest groups that cover `used` lanes: what
+/// `Kernel::compress` runs, and the tests call directly.
 ///
 /// # Safety
 ///
 /// As for `compress`, with `1 <= used <= MOST_LANES`, for the lanes of
 /// those groups.
-#[cfg(test)]
+#[inline(always)]
 pub(crate) unsafe fn compress_lanes(
     state: &mut super::LaneStates,
     ptrs: &crate::multi::state::BlockPtrs,

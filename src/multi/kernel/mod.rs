@@ -284,8 +284,7 @@ impl Kernel {
                 }
                 #[cfg(md5_sse2)]
                 Kernel::Avx512 if used <= avx512_ymm::MOST_LANES && avx512::narrow() => {
-                    let groups = used.div_ceil(8);
-                    with_groups!(avx512_ymm::compress, groups, [1, 2; 3], (state, ptrs, blocks, last))
+                    avx512_ymm::compress_lanes(state, ptrs, blocks, used, last)
                 }
                 #[cfg(md5_sse2)]
                 Kernel::Avx512 => with_groups!(

@@ -67,7 +67,9 @@ impl<'a> Scheduler<'a> {
             false => self.width,
         }
         .min(MAX_LANES);
-        let mut rows: [Row; MAX_LANES] = [(core::ptr::null(), 0); MAX_LANES];
+        // Each row as read, for `Kernel::rows` (not zeroed: 1 KiB a set on
+        // every path).
+        let mut rows = [MaybeUninit::<Row>::uninit(); MAX_LANES];
         let mut lane = 1;
         if equal {
             self.ptr[0] = first.plain().as_ptr();
@@ -80,7 +82,7 @@ impl<'a> Scheduler<'a> {
                 self.ptr[lane - 1] = m.plain().as_ptr();
             }
         } else if blocks <= BUF_BLOCKS && in_registers {
-            rows[0] = (first.plain().as_ptr(), len);
+            rows[0].write((first.plain().as_ptr(), len));
             // The one-block test, the usual one, kept apart: cheaper.
             let other = |n: usize| match blocks {
                 1 => n >= 56,
@@ -92,7 +94,7 @@ impl<'a> Scheduler<'a> {
                 if other(m.len()) {
                     break;
                 }
-                rows[lane - 1] = (m.plain().as_ptr(), m.len());
+                rows[lane - 1].write((m.plain().as_ptr(), m.len()));
             }
         } else if blocks == 1 {
             // Rows under 56 bytes, the usual short ones: the padding's
@@ -197,10 +199,13 @@ impl<'a> Scheduler<'a> {
         } else if equal {
             self.run_equal(len, width, done);
         } else if in_registers {
+            // SAFETY: the first `width` rows were written above (the set is
+            // whole); `MaybeUninit<Row>` has the layout of `Row`.
+            let rows = unsafe { core::slice::from_raw_parts(rows.as_ptr().cast::<Row>(), width) };
             // SAFETY: the kernel builds rows (`rows_in_registers`); each of
             // the `width` rows (16 to 64 of them) is a message's bytes, of
             // `blocks` blocks with padding.
-            unsafe { self.kernel.rows(&rows[..width], blocks, self.start, run) };
+            unsafe { self.kernel.rows(rows, blocks, self.start, run) };
         } else {
             self.run_short(width, |_| blocks, done);
         }
