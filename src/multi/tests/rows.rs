@@ -4,6 +4,8 @@
 //! (a start no batch form gives it yet), against `Md5::digest` of the
 //! prefix and the row.
 
+extern crate std;
+
 use super::Rng;
 use crate::compress;
 use crate::multi::kernel::{Kernel, Row};
