@@ -15,8 +15,13 @@ use super::source::{Message, Source};
 use core::mem::MaybeUninit;
 
 /// Messages queued at a time: a multiple of every kernel's width (4 to 64
-/// lanes in groups of 4, 8 or 16), so that whole sets fill windows.
-pub(crate) const WINDOW: usize = 192;
+/// lanes in groups of 4, 8 or 16), so that whole sets fill windows. The
+/// wider the window, the closer its order to the whole batch's, longest
+/// first: 600 messages of 0 to 16 KiB ran 1.12x faster at 768 than at 192,
+/// and 1.06x at 576 (2,000 of them: 1.08x at either; Zen 3, AVX2,
+/// benches/RESULTS.md). The window and its sort's scratch take about 24 KB
+/// of stack each (32-byte entries).
+pub(crate) const WINDOW: usize = 768;
 
 /// Windows whose block counts are all at most this are sorted by counting
 /// (short messages); others by comparison.
@@ -24,7 +29,7 @@ const COUNTED: usize = 16;
 
 /// A queued message: its index in the batch, its blocks with padding, and
 /// the message.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 pub(super) struct Entry<M> {
     pub(super) index: usize,
     pub(super) blocks: usize,
@@ -38,8 +43,8 @@ pub(super) struct Queue<'s, 'a, S: Source<'a>> {
     /// Messages moved into the window so far.
     taken: usize,
     width: usize,
-    /// The queued messages, `head..end` still to start.
-    window: [Entry<S::Message>; WINDOW],
+    /// The queued messages, `head..end` still to start; `..end` written.
+    window: [MaybeUninit<Entry<S::Message>>; WINDOW],
     head: usize,
     end: usize,
 }
@@ -53,7 +58,9 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
             source,
             taken: 0,
             width,
-            window: [Entry::default(); WINDOW],
+            // Unwritten: zeroing 24 KiB would cost a small batch more
+            // than hashing it.
+            window: [const { MaybeUninit::uninit() }; WINDOW],
             head: 0,
             end: 0,
         }
@@ -70,7 +77,7 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
         // What is left is sorted already: only the new messages are checked.
         let mut prev = match self.end {
             0 => usize::MAX,
-            end => self.window[end - 1].blocks,
+            end => self.written(end - 1..end)[0].blocks,
         };
         let mut sorted = true;
         for (slot, index) in self.window[self.end..self.end + more]
@@ -81,12 +88,12 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
             let blocks = padded_blocks(msg.len());
             sorted &= blocks <= prev;
             prev = blocks;
-            *slot = Entry { index, blocks, msg };
+            slot.write(Entry { index, blocks, msg });
         }
         self.taken += more;
         self.end += more;
         if !sorted {
-            sort(&mut self.window[..self.end]);
+            sort(self.written(0..self.end));
         }
     }
 
@@ -104,7 +111,7 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
             }
             self.refill();
         }
-        let e = self.window[self.head];
+        let e = self.written(self.head..self.head + 1)[0];
         self.head += 1;
         Some(e)
     }
@@ -129,11 +136,11 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
         debug_assert!(self.head == self.end && msgs.len() <= WINDOW);
         for ((slot, &msg), index) in self.window.iter_mut().zip(msgs).zip(self.taken..) {
             let blocks = padded_blocks(msg.len());
-            *slot = Entry { index, blocks, msg };
+            slot.write(Entry { index, blocks, msg });
         }
         (self.head, self.end) = (0, msgs.len());
         self.taken += msgs.len();
-        sort(&mut self.window[..self.end]);
+        sort(self.written(0..self.end));
     }
 
     /// The next `width` messages, most blocks first; fewer (perhaps none)
@@ -143,9 +150,20 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
             self.refill();
         }
         let n = self.width.min(self.end - self.head);
-        let set = &self.window[self.head..self.head + n];
         self.head += n;
-        set
+        self.written(self.head - n..self.head)
+    }
+
+    /// Entries `range` of the window, within `..end`.
+    fn written(&mut self, range: core::ops::Range<usize>) -> &mut [Entry<S::Message>] {
+        assert!(range.end <= self.end);
+        let slots = &mut self.window[range];
+        // SAFETY: every entry before `end` was written (by `refill` or
+        // `stash`, and moved only within `..end` by `copy_within`);
+        // `MaybeUninit<Entry<M>>` has the layout of `Entry<M>`.
+        unsafe {
+            &mut *(slots as *mut [MaybeUninit<Entry<S::Message>>] as *mut [Entry<S::Message>])
+        }
     }
 }
 

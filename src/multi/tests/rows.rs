@@ -1,8 +1,8 @@
-//! The AVX-512 kernel's short rows built in registers
-//! (`kernel/avx512_rows.rs`), called directly: every block count and every
-//! length it takes, at every group count, after a prefix of whole blocks
-//! (a start no batch form gives it yet), against `Md5::digest` of the
-//! prefix and the row.
+//! The AVX2 and AVX-512 kernels' short rows built in registers
+//! (`kernel/avx2_rows.rs`, `kernel/avx512_rows.rs`), called directly:
+//! every block count and every length they take, at every group count,
+//! after a prefix of whole blocks (a start no batch form gives them yet),
+//! against `Md5::digest` of the prefix and the row.
 
 extern crate std;
 
@@ -35,10 +35,16 @@ fn rows_of_every_length_after_a_prefix() {
         };
         for blocks in 1..=4 {
             let lens: Vec<usize> = (0..248).filter(|&n| padded_blocks(n) == blocks).collect();
-            for groups in 1..=4 {
-                let rows: Vec<Row> = (0..16 * groups)
+            // Enough calls at each group count for every length, in
+            // scrambled lanes (5 is prime to the 56 or 64 lengths).
+            let calls = |n: usize| 0..lens.len().div_ceil(n);
+            let sizes = (1..=k.max_groups()).map(|g| (g, k.group_lanes() * g));
+            for (groups, call) in
+                sizes.flat_map(|(g, n)| calls(n).map(move |c| (g, c * n..c * n + n)))
+            {
+                let rows: Vec<Row> = call
                     .map(|i| {
-                        let len = lens[(i * 7 + groups) % lens.len()];
+                        let len = lens[(i * 5 + groups) % lens.len()];
                         let at = rng.below(data.len() - len);
                         (data[at..].as_ptr(), len)
                     })
