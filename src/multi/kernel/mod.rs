@@ -13,6 +13,8 @@ mod body;
 #[cfg(md5_sse2)]
 pub(super) mod avx2;
 #[cfg(md5_sse2)]
+mod avx2_equal;
+#[cfg(md5_sse2)]
 pub(super) mod avx512;
 #[cfg(md5_sse2)]
 mod avx512_rows;
@@ -394,16 +396,26 @@ impl Kernel {
         let _ = (rows, blocks, state, prefix, out);
     }
 
-    /// Hashes 16, 32, 48 or 64 equal messages of `blocks` whole blocks at
-    /// `ptrs`, continuing `start`, then their padding block of the words
-    /// `pad`, into the slots of `out` with their indices: the kernel from
-    /// a start in registers, its digests going straight out
-    /// (`avx512_rows.rs`).
+    /// Whether [`Kernel::equal_blocks`] runs on this kernel and CPU: the
+    /// AVX2 kernel, and the AVX-512 kernel where it builds rows.
+    pub(crate) fn hashes_equal_blocks(self) -> bool {
+        match self {
+            #[cfg(md5_sse2)]
+            Kernel::Avx2 => true,
+            _ => self.builds_rows(),
+        }
+    }
+
+    /// Hashes equal messages, 1 to `max_groups` whole groups of them, of
+    /// `blocks` whole blocks at `ptrs`, continuing `start`, then their
+    /// padding block of the words `pad`, into the slots of `out` with
+    /// their indices: the kernel from a start in registers, its digests
+    /// going straight out (`avx2_equal.rs`, `avx512_rows.rs`).
     ///
     /// # Safety
     ///
-    /// `self.builds_rows()`; `ptrs[i]` is valid for reads of `blocks * 64`
-    /// bytes for each `i < out.len()`.
+    /// `self.hashes_equal_blocks()`; `ptrs[i]` is valid for reads of
+    /// `blocks * 64` bytes for each `i < out.len()`.
     #[inline]
     pub(crate) unsafe fn equal_blocks(
         self,
@@ -413,17 +425,25 @@ impl Kernel {
         start: Start,
         out: &mut [[u8; 16]],
     ) {
-        debug_assert!(self.builds_rows());
+        debug_assert!(self.hashes_equal_blocks());
         // SAFETY: the caller vouches for the CPU and the pointers; the
         // group count matches `out` (asserted in `equal_blocks`).
         #[cfg(md5_sse2)]
         unsafe {
-            with_groups!(
-                avx512_rows::equal_blocks,
-                out.len() / 16,
-                [1, 2, 3; 4],
-                (ptrs, blocks, pad, start.state, out)
-            )
+            match self {
+                Kernel::Avx2 => with_groups!(
+                    avx2_equal::equal_blocks,
+                    out.len() / 8,
+                    [1, 2; 3],
+                    (ptrs, blocks, pad, start.state, out)
+                ),
+                _ => with_groups!(
+                    avx512_rows::equal_blocks,
+                    out.len() / 16,
+                    [1, 2, 3; 4],
+                    (ptrs, blocks, pad, start.state, out)
+                ),
+            }
         }
         #[cfg(not(md5_sse2))]
         let _ = (ptrs, blocks, pad, start, out);

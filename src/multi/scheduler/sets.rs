@@ -181,17 +181,18 @@ impl<'a> Scheduler<'a> {
                 quad.copy_from_slice(&digests4(state, lanes.start + 4 * k));
             }
         };
-        if equal && in_registers && len <= 64 * BUF_BLOCKS {
-            // Short whole-block messages (64 bytes; 128 and 192 run as rows
-            // above): from a start in registers, digests straight out.
+        if equal && self.kernel.hashes_equal_blocks() && len <= 64 * BUF_BLOCKS {
+            // Short whole-block messages (with rows built in registers, 64
+            // and 256 bytes; 128 and 192 run as rows above): from a start
+            // in registers, digests straight out.
             let total = self.start.len.wrapping_add(len as u64);
             let pad = match self.share_pad(total) {
                 true => self.shared_pad_words,
                 false => block_words(&whole_block_pad(total)),
             };
-            // SAFETY: the kernel builds rows (`rows_in_registers`); each of
-            // the `width` pointers (16 to 64) points at a message of `len`
-            // bytes, `len / 64` whole blocks.
+            // SAFETY: the kernel hashes equal blocks (checked above); each
+            // of the `width` pointers, whole groups, points at a message of
+            // `len` bytes, `len / 64` whole blocks.
             unsafe {
                 self.kernel
                     .equal_blocks(&self.ptr, len / 64, &pad, self.start, run)
