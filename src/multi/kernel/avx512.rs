@@ -142,7 +142,7 @@ pub(crate) fn set_groups(groups: usize) {
 /// The CPU's family if it is an AMD, as CPUID leaf 1 spells it (base, plus
 /// extended past 0xF): 0x19 for Zen 3 and Zen 4, 0x1A for Zen 5. Miri,
 /// which cannot execute CPUID, gets Zen 5's, the widest kernel.
-fn amd_family() -> Option<u32> {
+pub(super) fn amd_family() -> Option<u32> {
     if cfg!(miri) {
         return Some(0x1a);
     }

@@ -64,6 +64,11 @@ pub(super) trait LaneVector: Copy {
     /// or-not or a ternary-logic instruction, whose `I` takes three.
     const I_BY_SUB: bool = false;
 
+    /// How far ahead of each lane's block, in bytes, the body asks for
+    /// the cache line on long calls (0: it does not): where the hardware
+    /// prefetchers lose track of that many lanes' streams from memory.
+    const PREFETCH_AHEAD: usize = 0;
+
     /// Every lane `x`.
     ///
     /// # Safety

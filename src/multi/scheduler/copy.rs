@@ -119,7 +119,7 @@ pub(crate) fn prefetch_all(bytes: &[u8]) {
 /// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
 /// stable).
 #[inline(always)]
-fn prefetch(p: *const u8) {
+pub(crate) fn prefetch(p: *const u8) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no memory
     // architecturally and cannot fault, whatever the address.

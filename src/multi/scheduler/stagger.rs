@@ -16,9 +16,10 @@
 //! lockstep ran at 0.77–0.90 of the same messages 320 bytes further along,
 //! staggered a block a lane at 0.87–1.04; the AVX2 kernel lost nothing in
 //! lockstep (0.92–1.03) and lost to staggering (0.79–0.80), and 64 KiB
-//! messages lost to the idle blocks what they gained. Hence the rule in
-//! [`spread`]; the figures: benches/RESULTS.md, "Equal messages 4 KiB
-//! apart".
+//! messages lost to the idle blocks what they gained. On AMD Zen 3 the
+//! AVX2 kernel lost in lockstep (0.68-0.71) and ran at 1.08 staggered.
+//! Hence the rule in [`spread`]; the figures: benches/RESULTS.md, "Equal
+//! messages 4 KiB apart".
 
 use super::state::Scheduler;
 use crate::multi::kernel::Kernel;
@@ -29,8 +30,14 @@ use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 const CROWD: usize = 4;
 
 /// Messages shorter than this many times the largest delay run in
-/// lockstep, unless a spread is forced.
-const MIN_BLOCKS_PER_DELAY: usize = 128;
+/// lockstep on AVX-512, unless a spread is forced.
+const AVX512_MIN_BLOCKS_PER_DELAY: usize = 128;
+
+/// The same for AVX2 where it staggers: on Zen 3, equal messages as many
+/// bytes apart ran staggered at 0.70x lockstep's speed at 4 KiB, 0.85x at
+/// 8 KiB, 1.05x at 16 KiB, 1.15x at 32 KiB, 1.21x at 64 KiB and 1.35x at
+/// 256 KiB (64 of them), so from 368 blocks (23 KiB) on.
+const AVX2_MIN_BLOCKS_PER_DELAY: usize = 16;
 
 /// A forced spread (`set_spread`); 0 for the rule.
 static FORCED: AtomicUsize = AtomicUsize::new(0);
@@ -42,18 +49,23 @@ pub(crate) fn set_spread(spread: usize) -> usize {
     FORCED.swap(spread, Relaxed)
 }
 
-/// How many distinct delays `kernel`'s lanes take (1: none), and whether
-/// the messages' length is checked against them. By measurement (see the
-/// module's notes): a delay for each of AVX-512's lanes, none elsewhere.
+/// How many distinct delays `kernel`'s lanes take (1: none), and the
+/// blocks a message needs per delay (0 when forced). By measurement (see
+/// the module's notes): a delay for each of AVX-512's lanes, and for
+/// AVX2's on AMD (`avx2::staggers`); none elsewhere.
 #[inline(always)]
-fn spread(kernel: Kernel) -> (usize, bool) {
+fn spread(kernel: Kernel) -> (usize, usize) {
     match FORCED.load(Relaxed) {
         0 => match kernel {
             #[cfg(md5_sse2)]
-            Kernel::Avx512 => (32, true),
-            _ => (1, true),
+            Kernel::Avx512 => (32, AVX512_MIN_BLOCKS_PER_DELAY),
+            #[cfg(md5_sse2)]
+            Kernel::Avx2 if crate::multi::kernel::avx2::staggers() => {
+                (24, AVX2_MIN_BLOCKS_PER_DELAY)
+            }
+            _ => (1, 0),
         },
-        forced => (forced, false),
+        forced => (forced, 0),
     }
 }
 
@@ -67,9 +79,9 @@ pub(crate) fn delays(
     ptrs: &[*const u8],
     blocks: usize,
 ) -> Option<[usize; MAX_LANES]> {
-    let (spread, check_len) = spread(kernel);
+    let (spread, per_delay) = spread(kernel);
     let spread = spread.min(MAX_LANES);
-    if spread < 2 || (check_len && blocks < MIN_BLOCKS_PER_DELAY * (spread - 1)) {
+    if spread < 2 || blocks < per_delay * (spread - 1) {
         return None;
     }
     crowded(ptrs, spread)
