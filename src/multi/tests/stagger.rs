@@ -82,27 +82,22 @@ fn stagger_delays() {
     let base = page.as_ptr().wrapping_add(page.as_ptr().align_offset(4096));
     let ptrs: Vec<*const u8> = (0..32).map(|i| base.wrapping_add(i * 8192)).collect();
     let before = set_spread(0);
-    // Crowded, long: 32 distinct delays on AVX-512.
+    // Crowded and at least `blocks` long: `lanes` distinct delays; a block
+    // shorter, none.
+    #[cfg(md5_sse2)]
+    let staggers = |kernel: Kernel, lanes: usize, blocks: usize| {
+        let d = delays(kernel, &ptrs, blocks).expect("crowded and long");
+        let mut seen: Vec<usize> = d[..lanes].to_vec();
+        seen.sort_unstable();
+        assert_eq!(seen, (0..lanes).collect::<Vec<_>>());
+        assert!(delays(kernel, &ptrs, blocks - 1).is_none(), "too short");
+    };
+    // AVX-512: 32 delays; AVX2: 24 on AMD, lockstep on Intel.
     #[cfg(md5_sse2)]
     {
-        let d = delays(Kernel::Avx512, &ptrs, 128 * 31).expect("crowded and long");
-        let mut seen: Vec<usize> = d[..32].to_vec();
-        seen.sort_unstable();
-        assert_eq!(seen, (0..32).collect::<Vec<_>>());
-        assert!(
-            delays(Kernel::Avx512, &ptrs, 128 * 31 - 1).is_none(),
-            "too short"
-        );
-        // AVX2: 24 delays from 368 blocks on AMD, lockstep on Intel.
+        staggers(Kernel::Avx512, 32, 128 * 31);
         if crate::multi::kernel::avx2::staggers() {
-            let d = delays(Kernel::Avx2, &ptrs, 16 * 23).expect("crowded and long");
-            let mut seen: Vec<usize> = d[..24].to_vec();
-            seen.sort_unstable();
-            assert_eq!(seen, (0..24).collect::<Vec<_>>());
-            assert!(
-                delays(Kernel::Avx2, &ptrs, 16 * 23 - 1).is_none(),
-                "too short"
-            );
+            staggers(Kernel::Avx2, 24, 16 * 23);
         } else {
             assert!(
                 delays(Kernel::Avx2, &ptrs, 1 << 20).is_none(),
