@@ -42,22 +42,30 @@ fn kernel(name: &str) -> Kernel {
 ///
 /// # Panics
 ///
-/// If `groups` is not 1 to 4.
-#[cfg(md5_sse2)]
+/// If `groups` is not 1 to 4, or the build has no AVX-512 kernel (a
+/// target other than x86_64, or the portable backend forced).
 pub fn set_avx512_groups(groups: usize) {
-    let max = Kernel::Avx512.max_groups();
-    assert!(
-        (1..=max).contains(&groups),
-        "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
-    );
-    super::kernel::avx512::set_groups(groups);
+    #[cfg(md5_sse2)]
+    {
+        let max = Kernel::Avx512.max_groups();
+        assert!(
+            (1..=max).contains(&groups),
+            "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
+        );
+        super::kernel::avx512::set_groups(groups);
+    }
+    #[cfg(not(md5_sse2))]
+    panic!("md5::multi: {groups} AVX-512 groups; this build has no AVX-512 kernel");
 }
 
 /// The AVX-512 kernel's interleaved groups at full width in this process:
-/// the rule's choice for this CPU, or what [`set_avx512_groups`] set.
-#[cfg(md5_sse2)]
+/// the rule's choice for this CPU, or what [`set_avx512_groups`] set; 0
+/// where the build has no AVX-512 kernel.
 pub fn avx512_groups() -> usize {
-    super::kernel::avx512::groups()
+    #[cfg(md5_sse2)]
+    return super::kernel::avx512::groups();
+    #[cfg(not(md5_sse2))]
+    0
 }
 
 /// Makes equal whole-block messages that share their address bits below

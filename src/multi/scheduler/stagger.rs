@@ -31,12 +31,14 @@ const CROWD: usize = 4;
 
 /// Messages shorter than this many times the largest delay run in
 /// lockstep on AVX-512, unless a spread is forced.
+#[cfg(md5_sse2)]
 const AVX512_MIN_BLOCKS_PER_DELAY: usize = 128;
 
 /// The same for AVX2 where it staggers: on Zen 3, equal messages as many
 /// bytes apart ran staggered at 0.70x lockstep's speed at 4 KiB, 0.85x at
 /// 8 KiB, 1.05x at 16 KiB, 1.15x at 32 KiB, 1.21x at 64 KiB and 1.35x at
 /// 256 KiB (64 of them), so from 368 blocks (23 KiB) on.
+#[cfg(md5_sse2)]
 const AVX2_MIN_BLOCKS_PER_DELAY: usize = 16;
 
 /// A forced spread (`set_spread`); 0 for the rule.
