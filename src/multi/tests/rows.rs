@@ -1,8 +1,8 @@
-//! The AVX2 and AVX-512 kernels' short rows built in registers
-//! (`kernel/avx2_rows.rs`, `kernel/avx512_rows.rs`), called directly:
-//! every block count and every length they take, at every group count,
-//! after a prefix of whole blocks (a start no batch form gives them yet),
-//! against `Md5::digest` of the prefix and the row.
+//! The AVX-512 kernel's short rows built in registers
+//! (`kernel/avx512_rows.rs`), called directly: every block count and every
+//! length it takes, at every group count, after a prefix of whole blocks
+//! (a start no batch form gives it yet), against `Md5::digest` of the
+//! prefix and the row.
 
 extern crate std;
 
