@@ -7,7 +7,6 @@
 
 use super::lane_vector::{LaneVector, X86};
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 cpufeatures::new!(avx2_cpuid, "avx2");
 
@@ -29,16 +28,7 @@ pub(super) fn detected() -> bool {
 /// against 0.92-1.03 in lockstep). Miri, which cannot execute CPUID, is
 /// taken for an AMD.
 pub(crate) fn staggers() -> bool {
-    // 0: not read yet; 1: no; 2: yes.
-    static AMD: AtomicUsize = AtomicUsize::new(0);
-    match AMD.load(Relaxed) {
-        0 => {
-            let amd = super::avx512::amd_family().is_some();
-            AMD.store(1 + usize::from(amd), Relaxed);
-            amd
-        }
-        known => known == 2,
-    }
+    super::avx512::amd()
 }
 
 /// Eight lanes. A value exists only where the CPU has AVX2: the unsafe

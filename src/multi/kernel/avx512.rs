@@ -112,15 +112,17 @@ fn read(cell: &AtomicUsize) -> usize {
 }
 
 /// [`groups`]' and [`short_groups`]' answers, 0 until CPUID is read or
-/// [`set_groups`] sets them; [`zen4`]'s, 0 until CPUID is read, then 1
-/// (no) or 2 (yes).
+/// [`set_groups`] sets them; [`zen4`]'s and [`amd`]'s, 0 until CPUID is
+/// read, then 1 (no) or 2 (yes).
 static GROUPS: AtomicUsize = AtomicUsize::new(0);
 static SHORT_GROUPS: AtomicUsize = AtomicUsize::new(0);
 static ZEN4: AtomicUsize = AtomicUsize::new(0);
+static AMD: AtomicUsize = AtomicUsize::new(0);
 
 /// The rule for this CPU, into the counts [`set_groups`] has not set.
 fn read_cpu() {
-    let (groups, short, zen4) = match amd_family() {
+    let family = amd_family();
+    let (groups, short, zen4) = match family {
         Some(family) if family >= 0x1a => (4, 4, false),
         Some(0x19) => (2, 3, true),
         _ => (2, 2, false),
@@ -128,6 +130,14 @@ fn read_cpu() {
     let _ = GROUPS.compare_exchange(0, groups, Relaxed, Relaxed);
     let _ = SHORT_GROUPS.compare_exchange(0, short, Relaxed, Relaxed);
     ZEN4.store(1 + usize::from(zen4), Relaxed);
+    AMD.store(1 + usize::from(family.is_some()), Relaxed);
+}
+
+/// Whether the CPU is an AMD (any family), from the same cached CPUID read
+/// as the group rule: for the AVX2 kernel's stagger rule
+/// (`avx2::staggers`).
+pub(super) fn amd() -> bool {
+    read(&AMD) == 2
 }
 
 /// Makes [`groups`] and [`short_groups`] answer `groups` from now on,
@@ -142,7 +152,7 @@ pub(crate) fn set_groups(groups: usize) {
 /// The CPU's family if it is an AMD, as CPUID leaf 1 spells it (base, plus
 /// extended past 0xF): 0x19 for Zen 3 and Zen 4, 0x1A for Zen 5. Miri,
 /// which cannot execute CPUID, gets Zen 5's, the widest kernel.
-pub(super) fn amd_family() -> Option<u32> {
+fn amd_family() -> Option<u32> {
     if cfg!(miri) {
         return Some(0x1a);
     }
