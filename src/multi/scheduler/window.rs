@@ -21,7 +21,8 @@ use core::mem::MaybeUninit;
 /// their hashing in sorted order. The more rows, the fewer sets straddle
 /// two block counts: with rows built in registers, on Zen 4, 0-200 B rows
 /// ran 1.06x faster at 768 rows than at 384 and 1.10x at 1536, 8-64 B
-/// rows 1.04x at 1536 (benches/RESULTS.md). The window's arrays take
+/// rows 1.04x at 1536 (benches/RESULTS.md); on Zen 3's AVX2, which
+/// copies rows, 1536 ran 1.01-1.03x faster than 384. The window's arrays take
 /// about 30 KB of stack. (On the Intel Xeon, before rows were built in
 /// registers and prefetched, 960 ran no faster than 384.)
 pub(super) const ROWS: usize = 1536;
