@@ -104,6 +104,27 @@ pub unsafe extern "C" fn guest_digest_offsets(
     multi::digest_offsets_into(values, offsets, out);
 }
 
+/// `md5::multi::hex_into` (if `base64` is 0, with 32 bytes a slot) or
+/// `md5::multi::base64_into` (24) over `n` digests.
+///
+/// # Safety
+///
+/// `digests` points at `n` digests, `out` at room for `n` slots.
+#[no_mangle]
+pub unsafe extern "C" fn guest_encode(digests: *const [u8; 16], n: usize, base64: usize, out: *mut u8) {
+    // SAFETY: the caller's contract.
+    let digests = unsafe { core::slice::from_raw_parts(digests, n) };
+    if base64 == 0 {
+        // SAFETY: the caller's contract, 32 bytes a slot.
+        let out = unsafe { core::slice::from_raw_parts_mut(out.cast::<[u8; 32]>(), n) };
+        multi::hex_into(digests, out);
+    } else {
+        // SAFETY: the caller's contract, 24 bytes a slot.
+        let out = unsafe { core::slice::from_raw_parts_mut(out.cast::<[u8; 24]>(), n) };
+        multi::base64_into(digests, out);
+    }
+}
+
 /// `md5::multi::digest_many_suffixed_into` (or, if `prefix` is not 0,
 /// `digest_many_prefixed_into`) over `n` messages and `affix`.
 ///

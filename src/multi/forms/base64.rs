@@ -1,7 +1,11 @@
 //! Digests to base64 (RFC 4648's standard alphabet, padded), 24 ASCII
 //! bytes each: HTTP's `Content-MD5` form, 22 characters and `==`.
 //!
-//! With AVX2 (detected at run time, as for the kernels) two digests are
+//! With AVX-512 VBMI (detected at run time) eight digests are encoded at a
+//! time, three 512-bit vectors of characters (`avx512` below; 1M 8-64 B
+//! rows to base64 1.07-1.11x faster than through AVX2 on the Intel Xeon,
+//! family 6 model 207, with large outputs past the caches). With AVX2
+//! (detected at run time, as for the kernels) two digests are
 //! encoded at a time, one per 128-bit half of a vector: a byte shuffle puts
 //! each 3 bytes in a 32-bit lane, two multiplies shift the four 6-bit
 //! fields of each lane into its four bytes, and a 16-entry shuffle table
@@ -26,11 +30,22 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// ```
 pub fn base64_into(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
     super::check_out("base64_into", digests.len(), out.len());
-    encode_all(digests, out);
+    match super::stream::past_cache(size_of_val(out)) {
+        true => super::stream::encode_past_cache(digests, out, encode_all),
+        false => encode_all(digests, out),
+    }
 }
 
 /// `digests` in base64 into `out`, of the same length.
 pub(super) fn encode_all(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
+    #[cfg(md5_sse2)]
+    let (digests, out) = if avx512::detected() {
+        // SAFETY: the CPU has AVX-512F, BW and VBMI (checked).
+        let done = unsafe { avx512::encode_octets(digests, out) };
+        (&digests[done..], &mut out[done..])
+    } else {
+        (digests, out)
+    };
     #[cfg(md5_sse2)]
     if avx2::available() {
         // SAFETY: the CPU has AVX2 (checked just above).
@@ -58,6 +73,121 @@ pub(crate) fn portable(digest: &[u8; 16]) -> [u8; 24] {
     out[20] = ALPHABET[usize::from(digest[15] >> 2)];
     out[21] = ALPHABET[usize::from(digest[15] & 3) << 4];
     out
+}
+
+/// Eight digests, 192 characters, three 512-bit vectors at a time, with
+/// AVX-512 VBMI: a two-source byte permute puts each 3-byte group of the
+/// digests under its four characters, a multishift takes each
+/// character's 6 bits, a byte permute looks them up in the alphabet, and
+/// a blend writes the `==`.
+#[cfg(md5_sse2)]
+mod avx512 {
+    use core::arch::x86_64::*;
+
+    cpufeatures::new!(vbmi_cpuid, "avx512f", "avx512bw", "avx512vbmi");
+
+    /// Whether the CPU has AVX-512F, BW and VBMI; not under Miri, which
+    /// cannot execute CPUID, nor with the portable backend forced.
+    pub(super) fn detected() -> bool {
+        !cfg!(miri) && !cfg!(any(md5_backend = "soft", feature = "force-soft")) && vbmi_cpuid::get()
+    }
+
+    /// For output vector `j` of eight digests (characters `64 j..64 j +
+    /// 64` of their 192): under each four characters, their 3-byte group
+    /// `a b c` of the digests' 128 bytes as `b a c b` (the order in which
+    /// a multishift finds each character's bits, as in `ORDER`), and which
+    /// bytes are kept: all but those of the group past each digest's 15th
+    /// byte, which has only `a`.
+    const fn gather(j: usize) -> ([u8; 64], u64) {
+        let (mut index, mut keep) = ([0u8; 64], 0u64);
+        let mut q = 0;
+        while q < 16 {
+            let (digest, group) = ((16 * j + q) / 6, (16 * j + q) % 6);
+            let a = 16 * digest + 3 * group;
+            let from = [a + 1, a, a + 2, a + 1];
+            let mut k = 0;
+            while k < 4 {
+                if group < 5 || k == 1 {
+                    index[4 * q + k] = from[k] as u8;
+                    keep |= 1 << (4 * q + k);
+                }
+                k += 1;
+            }
+            q += 1;
+        }
+        (index, keep)
+    }
+
+    /// The `=` of output vector `j`: the last two of each digest's 24
+    /// characters.
+    const fn pads(j: usize) -> u64 {
+        let mut pads = 0u64;
+        let mut k = 0;
+        while k < 64 {
+            if (64 * j + k) % 24 >= 22 {
+                pads |= 1 << k;
+            }
+            k += 1;
+        }
+        pads
+    }
+
+    const GATHER: [([u8; 64], u64); 3] = [gather(0), gather(1), gather(2)];
+    const PADS: [u64; 3] = [pads(0), pads(1), pads(2)];
+
+    /// The bits of each character in its 64-bit word as a multishift
+    /// selects them: of a group laid out `b a c b`, bits 10, 4, 22 and 16,
+    /// and 32 more for the word's second group.
+    const SHIFTS: i64 = i64::from_le_bytes([10, 4, 22, 16, 42, 36, 54, 48]);
+
+    /// 64 bytes as a vector.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F.
+    #[target_feature(enable = "avx512f")]
+    #[inline]
+    unsafe fn load(bytes: &[u8; 64]) -> __m512i {
+        // SAFETY: AVX-512F (the caller); the load reads the 64 bytes, and
+        // `loadu` needs no alignment.
+        unsafe { _mm512_loadu_si512(bytes.as_ptr().cast()) }
+    }
+
+    /// Encodes `digests` eight at a time into `out`; returns how many it
+    /// encoded (all but the last `digests.len() % 8`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F, BW and VBMI.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn encode_octets(digests: &[[u8; 16]], out: &mut [[u8; 24]]) -> usize {
+        // SAFETY: AVX-512F (the caller), for loads of constants.
+        let (alphabet, index) =
+            unsafe { (load(super::ALPHABET), GATHER.map(|(index, _)| load(&index))) };
+        let (shifts, pad) = (_mm512_set1_epi64(SHIFTS), _mm512_set1_epi8(b'=' as i8));
+        let octets = digests.len().min(out.len()) / 8;
+        for (d, o) in digests.chunks_exact(8).zip(out.chunks_exact_mut(8)) {
+            let (d, o) = (d.as_flattened(), o.as_flattened_mut());
+            // SAFETY: AVX-512F (the caller); the 64 bytes of digests 0-3,
+            // then of 4-7.
+            let (first, last) = unsafe {
+                (
+                    load(d[..64].try_into().unwrap()),
+                    load(d[64..].try_into().unwrap()),
+                )
+            };
+            for (j, o) in o.chunks_exact_mut(64).enumerate() {
+                let groups = _mm512_maskz_permutex2var_epi8(GATHER[j].1, first, index[j], last);
+                let fields = _mm512_multishift_epi64_epi8(shifts, groups);
+                let chars = _mm512_permutexvar_epi8(fields, alphabet);
+                let chars = _mm512_mask_blend_epi8(PADS[j], chars, pad);
+                // SAFETY: AVX-512F (the caller); the store writes the 64
+                // bytes of `o`, and `storeu` needs no alignment.
+                unsafe { _mm512_storeu_si512(o.as_mut_ptr().cast(), chars) };
+            }
+        }
+        8 * octets
+    }
 }
 
 #[cfg(md5_sse2)]

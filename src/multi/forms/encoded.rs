@@ -5,7 +5,7 @@
 //! by `hex_into` costs (16 bytes a row written, then read back).
 
 use super::offsets::{Offset, Offsets};
-use super::{base64, hex};
+use super::{base64, hex, stream};
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
 
@@ -87,11 +87,15 @@ fn by_chunks<O: Offset, const N: usize>(
     encode: fn(&[[u8; 16]], &mut [[u8; N]]),
 ) {
     let kernel = Kernel::detect();
+    let past_cache = stream::past_cache(size_of_val(out));
     let mut digests = [[0u8; 16]; CHUNK];
     for (i, out) in out.chunks_mut(CHUNK).enumerate() {
         let at = i * CHUNK;
         let digests = &mut digests[..out.len()];
         digest_batch(kernel, &rows.sub(at..at + out.len()), digests);
-        encode(digests, out);
+        match past_cache {
+            true => stream::encode_past_cache(digests, out, encode),
+            false => encode(digests, out),
+        }
     }
 }

@@ -19,7 +19,10 @@
 /// ```
 pub fn hex_into(digests: &[[u8; 16]], out: &mut [[u8; 32]]) {
     super::check_out("hex_into", digests.len(), out.len());
-    encode_all(digests, out);
+    match super::stream::past_cache(size_of_val(out)) {
+        true => super::stream::encode_past_cache(digests, out, encode_all),
+        false => encode_all(digests, out),
+    }
 }
 
 /// `digests` in hex into `out`, of the same length: four at a time with

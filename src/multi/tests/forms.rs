@@ -265,12 +265,47 @@ fn base64_bits(d: &[u8; 16]) -> Vec<u8> {
 #[test]
 fn base64_matches_bitwise_oracle() {
     let digests = encoder_inputs();
-    for count in [0, 1, 2, 3, 4, 5, digests.len()] {
+    for count in [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, digests.len()] {
         let mut out = vec![[0u8; 24]; count];
         crate::multi::base64_into(&digests[..count], &mut out);
         for (d, o) in digests.iter().zip(&out) {
             assert_eq!(o[..], base64_bits(d)[..], "{d:02x?}");
             assert_eq!(base64::portable(d), *o);
         }
+    }
+}
+
+/// Outputs large enough to be written past the caches (`forms/stream.rs`),
+/// at every alignment of the output's start: the same characters as the
+/// per-digest encoders, and nothing written outside the output.
+#[test]
+fn large_outputs_written_past_the_caches() {
+    let mut rng = Rng(0x6f66_6673_0006);
+    // 4 MiB and a little more of base64 (and so of hex).
+    let n = (4 << 20) / 24 + 37;
+    let digests: Vec<[u8; 16]> = (0..n)
+        .map(|_| core::array::from_fn(|_| rng.next() as u8))
+        .collect();
+    for at in [0, 1, 8, 13] {
+        let mut buf = vec![0x55u8; 32 * n + 32];
+        let (hex_out, _) = buf[at..at + 32 * n].as_chunks_mut::<32>();
+        crate::multi::hex_into(&digests, hex_out);
+        for (d, o) in digests.iter().zip(hex_out.iter()) {
+            assert_eq!(hex::portable(d), *o, "hex at {at}");
+        }
+        assert!(buf[..at]
+            .iter()
+            .chain(&buf[at + 32 * n..])
+            .all(|&b| b == 0x55));
+        let mut buf = vec![0x55u8; 24 * n + 32];
+        let (b64_out, _) = buf[at..at + 24 * n].as_chunks_mut::<24>();
+        crate::multi::base64_into(&digests, b64_out);
+        for (d, o) in digests.iter().zip(b64_out.iter()) {
+            assert_eq!(base64::portable(d), *o, "base64 at {at}");
+        }
+        assert!(buf[..at]
+            .iter()
+            .chain(&buf[at + 24 * n..])
+            .all(|&b| b == 0x55));
     }
 }
