@@ -14,6 +14,14 @@ use crate::multi::kernel::{digests4, each_digest, Row};
 use crate::multi::state::{LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
+/// The most blocks (with padding) of the messages [`Scheduler::run_tailed`]
+/// hashes. On the Intel Xeon (family 6 model 207), 64 messages of one
+/// length through it against the queue's lanes, in one process: 1,000 B
+/// 1.14-1.23x, 3,000 B 1.02-1.03x, 10,000 B 0.98-1.15x, but 65,537 and
+/// 100,001 B 0.94-0.99x, though the kernel's calls are the same
+/// (benches/RESULTS.md).
+const TAILED_MAX_BLOCKS: usize = 64;
+
 impl<'a> Scheduler<'a> {
     /// Copies `msg` and its padding, `blocks <= BUF_BLOCKS` blocks, into
     /// lane `lane`'s buffer.
@@ -49,6 +57,11 @@ impl<'a> Scheduler<'a> {
         let len = first.len();
         let blocks = padded_blocks(len);
         let equal = S::Message::PLAIN && len >= 64 && len.is_multiple_of(64);
+        // Longer messages of one length with an end, up to 4 KiB: their
+        // whole blocks in place, then their ends copied (`run_tailed`).
+        let tailed = S::Message::PLAIN
+            && (BUF_BLOCKS + 1..=TAILED_MAX_BLOCKS).contains(&blocks)
+            && !len.is_multiple_of(64);
         // Short rows built in the kernel's registers from where they lie
         // (`Kernel::rows`), if it can.
         let in_registers = S::Message::PLAIN && self.rows_in_registers;
@@ -71,7 +84,7 @@ impl<'a> Scheduler<'a> {
         // every path).
         let mut rows = [MaybeUninit::<Row>::uninit(); MAX_LANES];
         let mut lane = 1;
-        if equal {
+        if equal || tailed {
             self.ptr[0] = first.plain().as_ptr();
             while lane < width {
                 let m = *read[lane].write(source.get(base + lane));
@@ -122,7 +135,7 @@ impl<'a> Scheduler<'a> {
         let all = lane == width && {
             // SAFETY: every entry below `lane` was written above.
             let last = unsafe { read[width - 1].assume_init_ref() };
-            (equal && last.len() == len)
+            ((equal || tailed) && last.len() == len)
                 || (!equal && blocks <= BUF_BLOCKS && padded_blocks(last.len()) == blocks)
         };
         if !all {
@@ -199,6 +212,11 @@ impl<'a> Scheduler<'a> {
             };
         } else if equal {
             self.run_equal(len, width, done);
+        } else if tailed {
+            // SAFETY: the first `width` entries were written above (the set
+            // is whole); `MaybeUninit<M>` has the layout of `M`.
+            let set = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), width) };
+            self.run_tailed::<S::Message>(set, len, done);
         } else if in_registers {
             // SAFETY: the first `width` rows were written above (the set is
             // whole); `MaybeUninit<Row>` has the layout of `Row`.
@@ -356,12 +374,6 @@ impl<'a> Scheduler<'a> {
         used: usize,
         mut done: impl FnMut(&LaneStates, core::ops::Range<usize>),
     ) {
-        // Lanes past the set, in the groups the kernel runs, read the first
-        // message; their state is discarded.
-        let span = used.next_multiple_of(self.kernel.group_lanes());
-        let first = self.ptr[0];
-        self.ptr[used..span].fill(first);
-        self.init_state();
         let total = self.start.len.wrapping_add(len as u64);
         // The batch's shared padding block serves every set of its length,
         // built once.
@@ -369,20 +381,77 @@ impl<'a> Scheduler<'a> {
             true => self.shared_pad_words,
             false => block_words(&whole_block_pad(total)),
         };
-        if let Some(delay) = stagger::delays(self.kernel, &self.ptr[..used], len / 64) {
-            self.run_staggered(len / 64, used, &delay, &pad);
-            done(&self.state, 0..used);
+        self.run_in_place(len / 64, used, Some(&pad));
+        done(&self.state, 0..used);
+    }
+
+    /// Hashes `set`, a full set of plain messages of one length `len`, more
+    /// than `BUF_BLOCKS` blocks with padding and not whole blocks, lane
+    /// `l`'s at `self.ptr[l]`, then hands lanes `0..set.len()` to `done`:
+    /// one kernel call over their whole blocks in place, then one over
+    /// their ends, copied with their padding into the lanes' buffers.
+    /// (Through the queue each lane of such a set was started, stepped and
+    /// retired on its own: 1,000-byte messages took 118 ns each where
+    /// 1,024-byte ones took 101.)
+    #[inline(always)]
+    fn run_tailed<M: Message<'a>>(
+        &mut self,
+        set: &[M],
+        len: usize,
+        mut done: impl FnMut(&LaneStates, core::ops::Range<usize>),
+    ) {
+        let used = set.len();
+        let whole = len / 64;
+        let total = self.start.len.wrapping_add(len as u64);
+        let end_blocks = padded_blocks(len - 64 * whole);
+        for (lane, m) in set.iter().enumerate() {
+            let dst = self.buf_mut(lane);
+            // SAFETY: the end, under 64 bytes, and its padding, one or two
+            // blocks, fit the lane's `BUF` bytes, the scheduler's own.
+            unsafe { write_end(dst, m, 64 * whole, end_blocks, total) };
+        }
+        self.run_in_place(whole, used, None);
+        let span = used.next_multiple_of(self.kernel.group_lanes());
+        let bufs = self.buf.as_ptr().cast::<u8>();
+        let (ptrs, past) = self.ptr[..span].split_at_mut(used);
+        for (lane, p) in ptrs.iter_mut().enumerate() {
+            *p = bufs.wrapping_add(lane * BUF);
+        }
+        past.fill(bufs);
+        // SAFETY: as in `run_short`: each of the `span` pointers is a lane's
+        // buffer, written above with `end_blocks` blocks, or lane 0's.
+        unsafe {
+            self.kernel
+                .compress(&mut self.state, &self.ptr, end_blocks, used, None)
+        };
+        done(&self.state, 0..used);
+    }
+
+    /// Hashes the `blocks` whole blocks at `self.ptr[l]` into lane `l` of
+    /// the `used` lanes (2 to `width`), from the batch's start, then, if
+    /// given, every lane's padding block from the words `pad`: in one call,
+    /// or staggered where the messages' addresses crowd the same cache sets
+    /// (`stagger.rs`).
+    #[inline(always)]
+    fn run_in_place(&mut self, blocks: usize, used: usize, pad: Option<&[u32; 16]>) {
+        // Lanes past the set, in the groups the kernel runs, read the first
+        // message; their state is discarded.
+        let span = used.next_multiple_of(self.kernel.group_lanes());
+        let first = self.ptr[0];
+        self.ptr[used..span].fill(first);
+        self.init_state();
+        if let Some(delay) = stagger::delays(self.kernel, &self.ptr[..used], blocks) {
+            self.run_staggered(blocks, used, &delay, pad);
             return;
         }
         // SAFETY: `self.kernel` came from `Kernel::detect` or
         // `Kernel::available` (see `digest_batch`), and `2 <= used <=
         // self.kernel.max_lanes()`; each of the `span` pointers points at
-        // a message of `len` bytes (the callers), `len / 64` whole blocks.
+        // a message of at least `blocks` whole blocks (the callers).
         unsafe {
             self.kernel
-                .compress(&mut self.state, &self.ptr, len / 64, used, Some(&pad))
+                .compress(&mut self.state, &self.ptr, blocks, used, pad)
         };
-        done(&self.state, 0..used);
     }
 }
 

@@ -118,15 +118,15 @@ fn crowded(ptrs: &[*const u8], spread: usize) -> Option<[usize; MAX_LANES]> {
 impl Scheduler<'_> {
     /// Hashes the `blocks` whole blocks at `self.ptr[l]` into lane `l` for
     /// each of the `used` lanes, lane `l` starting `delay[l]` blocks late,
-    /// then every lane's padding block from the words `pad` in one call.
-    /// Every lane starts from the batch's start and is idle before and
-    /// after; the state holds the lanes' results.
+    /// then, if given, every lane's padding block from the words `pad` in
+    /// one call. Every lane starts from the batch's start and is idle
+    /// before and after; the state holds the lanes' results.
     pub(super) fn run_staggered(
         &mut self,
         blocks: usize,
         used: usize,
         delay: &[usize; MAX_LANES],
-        pad: &[u32; 16],
+        pad: Option<&[u32; 16]>,
     ) {
         let span = used.next_multiple_of(self.kernel.group_lanes());
         let msg = self.ptr;
@@ -174,12 +174,14 @@ impl Scheduler<'_> {
             self.state.set(l, done.get(l));
         }
         self.ptr[..span].fill(msg[0]);
-        // SAFETY: as above; the call reads no message block (`blocks` is
-        // 0), only the padding words.
-        unsafe {
-            self.kernel
-                .compress(&mut self.state, &self.ptr, 0, used, Some(pad))
-        };
+        if pad.is_some() {
+            // SAFETY: as above; the call reads no message block (`blocks`
+            // is 0), only the padding words.
+            unsafe {
+                self.kernel
+                    .compress(&mut self.state, &self.ptr, 0, used, pad)
+            };
+        }
     }
 }
 

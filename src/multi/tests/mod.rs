@@ -176,7 +176,13 @@ fn kernels_equal_lengths() {
         (&[64, 100, 128], &[1, 16, 33])
     } else {
         (
-            &[64, 128, 192, 256, 320, 1024, 100, 1000],
+            // Past the lanes' buffers, messages with an end run their
+            // whole blocks in place (`run_tailed`, 248 to 4,087 bytes):
+            // its edges, ends of one and two blocks, and the first length
+            // past it.
+            &[
+                64, 128, 192, 256, 320, 1024, 100, 1000, 247, 248, 311, 312, 4033, 4087, 4088,
+            ],
             &[1, 2, 7, 8, 16, 17, 33, 64, 100],
         )
     };
