@@ -119,7 +119,8 @@
 //!   CPU rule for its group count), `portable.rs` (the fallback) and
 //!   `soft_wide.rs` (the tests' kernel of AVX-512's widths);
 //! * `state.rs`: the lanes' chaining values and block pointers, which
-//!   every room shares;
+//!   every room shares; `stream.rs`: outputs too large for the caches
+//!   written past them;
 //! * `__bench.rs`: hidden hooks for `benches/multi.rs`, the tests, the fuzz
 //!   targets and `ci/avx512-emu`; `tests/`: the unit tests.
 
@@ -128,6 +129,7 @@ mod kernel;
 mod lanes;
 mod scheduler;
 mod state;
+mod stream;
 
 #[doc(hidden)]
 pub mod __bench;

@@ -5,9 +5,10 @@
 //! by `hex_into` costs (16 bytes a row written, then read back).
 
 use super::offsets::{Offset, Offsets};
-use super::{base64, hex, stream};
+use super::{base64, hex};
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
+use crate::multi::stream;
 
 /// Rows a chunk: 64 KiB of digests, in L2 with the chunk's output. Enough
 /// rows that a chunk's short-row windows (`scheduler/window.rs`, which

@@ -1,7 +1,7 @@
 //! The forms a batch comes in and goes out as, each on the one scheduler:
 //! a column's buffer and offsets, messages in pieces, the `rayon` forms,
 //! digests written as hex or base64, and a column hashed straight to hex
-//! or base64 (large ones written past the caches).
+//! or base64.
 
 pub(super) mod base64;
 pub(super) mod encoded;
@@ -10,7 +10,6 @@ pub(super) mod offsets;
 #[cfg(feature = "rayon")]
 pub(super) mod par;
 pub(super) mod pieces;
-mod stream;
 
 /// Panics unless a batch of `inputs` messages has as many output slots.
 #[track_caller]

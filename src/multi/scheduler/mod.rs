@@ -25,6 +25,7 @@
 //!   one pass over the busy lanes. (`step.rs`)
 
 use crate::multi::kernel::Kernel;
+use crate::multi::stream;
 use queue::Queue;
 use source::Source;
 use state::Scheduler;
@@ -63,6 +64,7 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         return;
     }
     let mut sched = Scheduler::new(kernel, start);
+    sched.past_cache = stream::past_cache(size_of_val(out));
     let mut queue = Queue::new(source, sched.width);
     loop {
         // With every lane idle: the next set (a full one, or the last
@@ -104,5 +106,8 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
             continue;
         }
         sched.step(out);
+    }
+    if sched.past_cache {
+        stream::fence();
     }
 }

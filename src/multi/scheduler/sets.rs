@@ -12,6 +12,7 @@ use super::state::{Scheduler, BUF, BUF_BLOCKS};
 use super::window;
 use crate::multi::kernel::{digests4, each_digest, Row};
 use crate::multi::state::{LaneStates, MAX_LANES};
+use crate::multi::stream;
 use core::mem::MaybeUninit;
 
 /// The most blocks (with padding) of the messages [`Scheduler::run_tailed`]
@@ -185,7 +186,13 @@ impl<'a> Scheduler<'a> {
             return false;
         }
         queue.skip(width);
-        let run = &mut out[base..base + width];
+        // The set's digests, or with the batch's past the caches, a buffer
+        // for them (`multi/stream.rs`).
+        let mut staged = None;
+        let run: &mut [[u8; 16]] = match self.past_cache {
+            true => &mut staged.insert([[0u8; 16]; MAX_LANES])[..width],
+            false => &mut out[base..base + width],
+        };
         // Every kernel's width is a multiple of 4, and the lanes of a set
         // all end together.
         let done = |state: &LaneStates, lanes: core::ops::Range<usize>| {
@@ -227,6 +234,10 @@ impl<'a> Scheduler<'a> {
             unsafe { self.kernel.rows(rows, blocks, self.start, run) };
         } else {
             self.run_short(width, |_| blocks, done);
+        }
+        if let Some(staged) = &staged {
+            let out = out[base..base + width].as_flattened_mut();
+            stream::copy_past_cache(staged[..width].as_flattened(), out);
         }
         true
     }

@@ -199,6 +199,36 @@ fn kernels_equal_lengths() {
     }
 }
 
+/// A batch whose digests fill 4 MiB and more, written past the caches
+/// (`multi/stream.rs`), at several alignments of the output: full sets of
+/// 32-byte rows (hashed at once), then rows of random lengths. Not under
+/// Miri, which writes no output past the caches.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn kernels_batches_past_the_caches() {
+    let mut rng = Rng(0x6d75_6c74_690a);
+    let count = (4 << 20) / 16 + 1000;
+    let inputs: Vec<Vec<u8>> = (0..count)
+        .map(|i| {
+            let n = if i < count / 2 { 32 } else { rng.below(200) };
+            rng.bytes(n)
+        })
+        .collect();
+    let want: Vec<[u8; 16]> = inputs.iter().map(|m| Md5::digest(m).into()).collect();
+    for at in [0, 8, 13] {
+        for_each_kernel(|k| {
+            let mut buf = vec![0x55u8; 16 * count + 16];
+            let (out, _) = buf[at..at + 16 * count].as_chunks_mut::<16>();
+            digest_batch(k, &Slices(&inputs), out);
+            assert!(out.iter().eq(&want), "kernel {}, output at {at}", k.name());
+            assert!(buf[..at]
+                .iter()
+                .chain(&buf[at + 16 * count..])
+                .all(|&b| b == 0x55));
+        });
+    }
+}
+
 /// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
 /// 128) in one batch, forwards and backwards, so each length meets
 /// others in the same kernel call.

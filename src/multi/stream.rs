@@ -1,9 +1,9 @@
-//! Encoded columns too large for the caches (a million rows of hex is 32
-//! MB), written past them: a piece at a time into a buffer in L1, then
-//! copied out with non-temporal stores, which write whole lines without
-//! first reading each one in (the read a plain store's miss costs). The
-//! encoders themselves store as they like, and the output may lie at any
-//! alignment.
+//! Outputs too large for the caches (a million rows of hex is 32 MB, of
+//! digests 16), written past them: non-temporal stores write whole lines
+//! without first reading each one in, the read a plain store's miss costs.
+//! Encoded columns go a piece at a time through a buffer in L1
+//! ([`encode_past_cache`]), digests a set at a time (`scheduler/sets.rs`);
+//! the output may lie at any alignment.
 
 /// Outputs of at least this many bytes a call go past the caches. On the
 /// Intel Xeon (family 6 model 207), 8-64 B rows to hex
@@ -17,13 +17,13 @@ const PIECE: usize = 128;
 
 /// Whether an output of `bytes` goes past the caches ([`PAST_CACHE_BYTES`]
 /// or more, on x86_64). Not under Miri, which does not run `sfence`.
-pub(super) fn past_cache(bytes: usize) -> bool {
+pub(crate) fn past_cache(bytes: usize) -> bool {
     cfg!(all(target_arch = "x86_64", not(miri))) && bytes >= PAST_CACHE_BYTES
 }
 
 /// Writes `encode(digests)` to `out`, of the same length, as `encode`
 /// does, a piece at a time through a buffer in L1 and past the caches.
-pub(super) fn encode_past_cache<const N: usize>(
+pub(crate) fn encode_past_cache<const N: usize>(
     digests: &[[u8; 16]],
     out: &mut [[u8; N]],
     encode: fn(&[[u8; 16]], &mut [[u8; N]]),
@@ -41,7 +41,7 @@ pub(super) fn encode_past_cache<const N: usize>(
 /// Copies `src` to `dst`, of the same length: the 16-byte-aligned middle
 /// of `dst` by non-temporal stores on x86_64, its ends by plain ones.
 /// [`fence`] orders them before the stores after it.
-fn copy_past_cache(src: &[u8], dst: &mut [u8]) {
+pub(crate) fn copy_past_cache(src: &[u8], dst: &mut [u8]) {
     assert_eq!(src.len(), dst.len());
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
@@ -67,7 +67,7 @@ fn copy_past_cache(src: &[u8], dst: &mut [u8]) {
 /// Orders the non-temporal stores before it before every store after it,
 /// so that the output is complete for whoever is handed it next (another
 /// thread included).
-fn fence() {
+pub(crate) fn fence() {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: SSE is baseline on x86_64; `sfence` only orders stores.
     unsafe {
