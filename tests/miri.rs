@@ -2,7 +2,9 @@
 //! for it (`.ci/run` runs this file under `cargo miri test`, with and without
 //! AVX2): the single-stream backend (`soft` under Miri, whatever the build
 //! selects otherwise) over every padding case, `digest_many_into` with each
-//! multi-buffer kernel over batches that make the scheduler refill lanes,
+//! multi-buffer kernel over batches that make the scheduler refill lanes
+//! or run its sets past the queue (mixed short rows in buckets, sets of one
+//! length with an end),
 //! `digest_offsets_into` (rows read straight from a column's buffer) and the
 //! pieces forms the same way, the hex and base64 encoders, and `Lanes` with
 //! unequal, empty and idle chunks in one and in several lane groups. The
@@ -125,6 +127,36 @@ fn mixed_sets_and_staggered_lanes_every_kernel() {
         }
     }
     multi::__bench::set_stagger_spread(rule);
+}
+
+/// The scheduler's other paths past the queue, on every kernel: short
+/// rows of mixed block counts in buckets (enough rows left for them), with
+/// two longer messages queued among them, and a full set of one length
+/// with an end (whole blocks in place, then the ends copied).
+#[test]
+fn buckets_and_tailed_sets_every_kernel() {
+    let mut rng = Rng(0x6d69_7269_0008);
+    let mut rows: Vec<Vec<u8>> = (0..260)
+        .map(|_| {
+            let n = rng.below(121);
+            rng.bytes(n)
+        })
+        .collect();
+    rows[7] = rng.bytes(300);
+    rows[200] = rng.bytes(301);
+    let want: Vec<[u8; 16]> = rows.iter().map(|m| upstream(m)).collect();
+    for kernel in multi::__bench::kernels() {
+        let mut out = vec![[0; 16]; rows.len()];
+        multi::__bench::digest_many_into(kernel, &rows, &mut out);
+        assert_eq!(out, want, "kernel {kernel}, rows of 0..=120 bytes");
+        let tailed: Vec<Vec<u8>> = (0..multi::__bench::lanes(kernel))
+            .map(|_| rng.bytes(311))
+            .collect();
+        let want: Vec<[u8; 16]> = tailed.iter().map(|m| upstream(m)).collect();
+        let mut out = vec![[0; 16]; tailed.len()];
+        multi::__bench::digest_many_into(kernel, &tailed, &mut out);
+        assert_eq!(out, want, "kernel {kernel}, equal messages of 311 bytes");
+    }
 }
 
 /// A column in Arrow's layout, its offsets starting above 0 and its rows

@@ -16,7 +16,8 @@ scheduler, padding, Lanes and the kernels. Checks:
   suites    digest_many_into against hashlib: every length 0..=200 (forwards and
             backwards), each padding edge alone in every lane, every count
             0..=130 with random lengths (so every group count and lane occupancy
-            occurs), rows of 0..=200 bytes over more than one sorted window,
+            occurs), rows of 0..=200 bytes in buckets by block count (with
+            long rows queued among them),
             very unequal lengths, columns through digest_offsets_into
             and messages with a suffix or a prefix, and Lanes with random
             chunking
@@ -310,15 +311,18 @@ def suite_inputs(rng):
     for count in (64, 2 * 64 + 5):
         suites.append((f"{count} rows of 8..=64 bytes", [rng.randbytes(8 + rng.randrange(57))
                                                           for _ in range(count)]))
-    # Short rows of every block count, a sorted window of them at a time
-    # (1536 rows, `ROWS` in src/multi/scheduler/window.rs): over one window
-    # and into the next, and one ended early by a long row.
+    # Short rows of every block count, in buckets by block count
+    # (src/multi/scheduler/buckets.rs), one with a long row among them, and
+    # rows of 0..=400 bytes, so many of them longer than a lane's buffer
+    # that a run of buckets ends at its 128th (`LONGS`) and another starts.
     for count in (300, 2 * 1536 + 7):
         rows = [rng.randbytes(rng.randrange(201)) for _ in range(count)]
         suites.append((f"{count} rows of 0..=200 bytes", rows))
     rows = [rng.randbytes(rng.randrange(201)) for _ in range(500)]
     rows[290] = rng.randbytes(1000)
-    suites.append(("500 rows of 0..=200 bytes, a long one in the first window", rows))
+    suites.append(("500 rows of 0..=200 bytes, a long one among them", rows))
+    rows = [rng.randbytes(rng.randrange(401)) for _ in range(700)]
+    suites.append(("700 rows of 0..=400 bytes", rows))
     unequal = []
     for i in range(150):
         n = [20_000 + rng.randrange(5000), 0, 64 * rng.randrange(10), 65_536 + 55,

@@ -64,7 +64,7 @@ pub(crate) fn groups() -> usize {
 }
 
 /// Interleaved groups for a set of short messages hashed at once (at most
-/// four blocks each with padding: `scheduler/sets.rs`, `window.rs`) and
+/// four blocks each with padding: `scheduler/sets.rs`, `buckets.rs`) and
 /// copied into lane buffers, or equal 64-byte ones: three on AMD Zen 4,
 /// else as many as [`groups`]. (Rows built in registers, `avx512_rows.rs`,
 /// run at [`groups`]: at three they ran 6% slower on Zen 4.)

@@ -210,8 +210,7 @@ impl Kernel {
 
     /// Lanes of a set of short messages (at most four blocks each with
     /// padding) hashed at once, which may be more than [`Kernel::lanes`]:
-    /// see [`avx512::short_groups`]. A divisor of 384, the rows of a
-    /// short-row window.
+    /// see [`avx512::short_groups`].
     pub(crate) fn short_lanes(self) -> usize {
         match self {
             #[cfg(md5_sse2)]

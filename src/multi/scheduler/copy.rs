@@ -107,14 +107,6 @@ pub(crate) fn prefetch_row(row: &[u8]) {
     }
 }
 
-/// Prefetches every cache line of `bytes`, in order.
-#[inline(always)]
-pub(crate) fn prefetch_all(bytes: &[u8]) {
-    for at in (0..bytes.len()).step_by(64) {
-        prefetch(bytes[at..].as_ptr());
-    }
-}
-
 /// Asks for the cache line of `p` in every cache level. x86_64 only;
 /// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
 /// stable).

@@ -13,8 +13,8 @@
 //!   lanes at a time: no per-lane bookkeeping at all. A set of one
 //!   whole-block length runs in place instead, its shared padding block
 //!   from broadcast words. (`sets.rs`) Short rows of wider mixes, with
-//!   enough of the batch left, run a window of them at a time, sorted by
-//!   block count, the same way. (`window.rs`)
+//!   enough of the batch left, go into buckets by block count, each hashed
+//!   the same way when full. (`buckets.rs`)
 //! * Otherwise messages start lane by lane: short ones copied into the
 //!   lane's buffer, longer ones run from the caller's memory, then from
 //!   their padding, which for whole-block messages of the batch's first
@@ -30,15 +30,15 @@ use queue::Queue;
 use source::Source;
 use state::Scheduler;
 
+/// Long messages a run of short-row buckets queues before it ends, and
+/// the rows left below which buckets do not run, for the tests.
+#[cfg(test)]
+pub(super) use buckets::{LONGS as BUCKET_LONGS, MIN_ROWS as BUCKET_MIN_ROWS};
 #[cfg(test)]
 pub(super) use stagger::delays as stagger_delays;
-/// Rows a short-row window, for the tests.
-#[cfg(test)]
-pub(super) const fn window_rows() -> usize {
-    window::ROWS
-}
 pub(super) use stagger::set_spread;
 
+mod buckets;
 pub(super) mod copy;
 pub(super) mod pad;
 pub(super) mod queue;
@@ -49,7 +49,6 @@ pub(super) mod stagger;
 mod start;
 mod state;
 mod step;
-mod window;
 
 /// Hashes every message of `source` into the slot of `out` with its index.
 /// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];

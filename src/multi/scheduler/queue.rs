@@ -143,6 +143,19 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
         sort(self.written(0..self.end));
     }
 
+    /// After `direct`: the next `n` messages were read, and all but
+    /// `unhashed`, some of them, hashed past the queue; those are queued.
+    pub(super) fn skip_queueing(&mut self, n: usize, unhashed: &[Entry<S::Message>]) {
+        debug_assert!(self.head == self.end && self.taken + n <= self.source.count());
+        debug_assert!(unhashed.len() <= n && unhashed.len() <= WINDOW);
+        for (slot, &e) in self.window.iter_mut().zip(unhashed) {
+            slot.write(e);
+        }
+        (self.head, self.end) = (0, unhashed.len());
+        self.taken += n;
+        sort(self.written(0..self.end));
+    }
+
     /// The next `width` messages, most blocks first; fewer (perhaps none)
     /// only when they are the last.
     pub(super) fn take_set(&mut self) -> &[Entry<S::Message>] {

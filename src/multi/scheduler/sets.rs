@@ -4,12 +4,12 @@
 //! into the lanes' blocks, whole-block ones of one length in place, and
 //! their digests out four lanes at a time.
 
+use super::buckets;
 use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use super::queue::{Entry, Queue};
 use super::source::{Message, Source};
 use super::stagger;
 use super::state::{Scheduler, BUF, BUF_BLOCKS};
-use super::window;
 use crate::multi::kernel::{digests4, each_digest, Row};
 use crate::multi::state::{LaneStates, MAX_LANES};
 use crate::multi::stream;
@@ -140,25 +140,23 @@ impl<'a> Scheduler<'a> {
                 || (!equal && blocks <= BUF_BLOCKS && padded_blocks(last.len()) == blocks)
         };
         if !all {
-            // Short rows of two adjacent block counts (a column whose
-            // lengths straddle 55 or 119 bytes): the rest read, and if they
-            // keep to those counts, hashed at once, sorted within the set.
-            // (Wider mixes run better from the queue's sorted windows: a set
-            // of them leaves lanes idle in most of its calls.)
+            // Short rows of mixed block counts, with enough of the batch
+            // left: in buckets, one per count (`buckets.rs`). With fewer,
+            // rows of two adjacent counts (a column whose lengths straddle
+            // 55 or 119 bytes): the rest read, and if they keep to those
+            // counts, hashed at once, sorted within the set. (Wider mixes
+            // run better from the queue's sorted windows: a set of them
+            // leaves lanes idle in most of its calls.)
             let (mut lo, mut hi) = (blocks, blocks);
             if !equal && blocks <= BUF_BLOCKS && lane > 1 {
                 // SAFETY: entry `lane - 1`, the one that ended the run of
                 // `blocks`, was written above.
                 let odd = padded_blocks(unsafe { read[lane - 1].assume_init_ref() }.len());
-                if odd <= BUF_BLOCKS && source.count() - base >= window::MIN_ROWS {
+                if odd <= BUF_BLOCKS && source.count() - base >= buckets::MIN_ROWS {
                     // SAFETY: the first `lane` entries were written above;
                     // `MaybeUninit<M>` has the layout of `M`.
                     let read = unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), lane) };
-                    let hashed = self.run_window(source, base, read, out);
-                    queue.skip(hashed.rows);
-                    if let Some(long) = hashed.long {
-                        queue.stash(&[long]);
-                    }
+                    self.run_buckets(source, queue, base, read, out);
                     return true;
                 }
             }

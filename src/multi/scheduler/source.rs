@@ -49,8 +49,8 @@ pub(crate) trait Message<'a>: Copy + Default {
     unsafe fn copy(&self, from: usize, to: usize, dst: *mut u8);
 
     /// Asks the CPU to bring the first 256 bytes of the message and its
-    /// last byte into cache, for a copy soon after in an order the
-    /// hardware prefetcher cannot guess (`window.rs`). Nothing by default.
+    /// last byte into cache, for its hashing soon after, when its bucket
+    /// fills (`buckets.rs`). Nothing by default.
     #[inline(always)]
     fn prefetch(&self) {}
 }

@@ -60,7 +60,8 @@ pub(super) struct Scheduler<'a> {
     /// (`multi/stream.rs`): those of the sets `run_direct` hashes go to a
     /// buffer first, then out by non-temporal stores (1M rows of 32 B
     /// 1.01-1.08x on the Intel Xeon, family 6 model 207; the short-row
-    /// windows' digests, already prefetched, gained nothing).
+    /// windows of the time, whose digests' slots were prefetched, gained
+    /// nothing).
     pub(super) past_cache: bool,
     /// What every message continues.
     pub(super) start: Start,

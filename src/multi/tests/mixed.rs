@@ -3,8 +3,8 @@
 //! or 119 bytes) run at once, sorted within the set; sets of wider mixes,
 //! or with a long row, go through the queue. Batches of several sets and
 //! a partial one, on every kernel, against `Md5::digest`; and wider
-//! mixes, or longer batches, a window of rows at a time
-//! (`Scheduler::run_window`).
+//! mixes, or longer batches, in buckets by block count
+//! (`Scheduler::run_buckets`).
 
 use super::*;
 
@@ -48,28 +48,23 @@ fn mixed_short_rows_across_sets() {
     });
 }
 
-/// Short rows of wider mixes in windows (`Scheduler::run_window`): batches
-/// of more than `window::MIN_ROWS` rows, over one window and several
-/// (`window::ROWS` each) and a partial one, every block count 1 to 4 with the padding
-/// edges, some windows ended early by a long row (read, then queued), on
-/// every kernel, against `Md5::digest`.
+/// Short rows of wider mixes in buckets (`Scheduler::run_buckets`):
+/// batches of `BUCKET_MIN_ROWS` rows and more, every block count 1 to 4
+/// with the padding edges, with long rows among them (queued as met), and
+/// so many that a run of buckets ends at its `BUCKET_LONGS`-th and a new
+/// one starts, on every kernel, against `Md5::digest`.
 #[test]
-fn mixed_short_rows_in_windows() {
+fn mixed_short_rows_in_buckets() {
+    use crate::multi::scheduler::{BUCKET_LONGS, BUCKET_MIN_ROWS};
     let mut rng = Rng(0x6d69_7865_6402);
     let mixes: &[&[usize]] = &[
         &[0, 1, 55, 56, 63, 64, 119, 120, 183, 184, 200, 247],
         &[8, 30, 55, 56, 64],
     ];
-    let rows_a_window = crate::multi::scheduler::window_rows();
     let counts: &[usize] = if cfg!(miri) {
-        &[260]
+        &[BUCKET_MIN_ROWS + 4]
     } else {
-        &[
-            257,
-            rows_a_window,
-            rows_a_window + 1,
-            2 * rows_a_window + 300,
-        ]
+        &[BUCKET_MIN_ROWS + 1, 1537, 2 * 1536 + 300]
     };
     for_each_kernel(|k| {
         for lens in mixes {
@@ -77,6 +72,15 @@ fn mixed_short_rows_in_windows() {
                 check(k, &rows(&mut rng, count, lens, &[]));
                 check(k, &rows(&mut rng, count, lens, &[3, 200, count - 2]));
             }
+            // Every third row long: runs of buckets end at their
+            // `BUCKET_LONGS`-th long row, the last with fewer.
+            let count = if cfg!(miri) {
+                3 * BUCKET_LONGS / 2
+            } else {
+                3 * (2 * BUCKET_LONGS + 5)
+            };
+            let long: Vec<usize> = (0..count).step_by(3).collect();
+            check(k, &rows(&mut rng, count, lens, &long));
         }
     });
 }
