@@ -104,8 +104,9 @@
 //!   batches it reads, and their messages), `queue.rs` (the order messages
 //!   start in), `mod.rs` (the batch loop and lane state), `start.rs` (a
 //!   message started in a lane), `step.rs` (the kernel calls over the busy
-//!   lanes), `sets.rs` (sets hashed at once), `window.rs` (short rows of
-//!   mixed block counts, a sorted window at a time), `pad.rs` and `copy.rs` (a
+//!   lanes), `sets.rs` (sets hashed at once), `buckets.rs` (short rows of
+//!   mixed block counts in buckets by count), `stagger.rs` (equal messages'
+//!   lanes started apart), `pad.rs` and `copy.rs` (a
 //!   message's end and padding written into a lane; the padding itself is
 //!   `compress/soft/pad.rs`, shared with `const_digest`), `single.rs` (one
 //!   message on the single-stream backend);

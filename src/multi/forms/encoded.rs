@@ -11,10 +11,11 @@ use crate::multi::scheduler::digest_batch;
 use crate::multi::stream;
 
 /// Rows a chunk: 64 KiB of digests, in L2 with the chunk's output. Enough
-/// rows that a chunk's short-row windows (`scheduler/window.rs`, which
-/// want 256 rows left) cover all but its last few: at 1024 rows a quarter
-/// of each chunk ran without them (8-64 B rows to hex 1.06x faster at
-/// 4096 on Zen 4; 16384 no faster).
+/// rows that a chunk's short-row buckets (`scheduler/buckets.rs`, which
+/// want 256 rows left) cover all but its last few, and their last sets,
+/// partly full, are few: 8-64 B rows to hex 1.01-1.11x faster than at 512,
+/// 1024 or 2048 rows on the Intel Xeon (family 6 model 207; with windows,
+/// 1.06x than at 1024 on Zen 4, and 16384 no faster).
 const CHUNK: usize = 4096;
 
 /// Hashes each row of a column in Arrow's layout (as
