@@ -7,7 +7,7 @@
 
 /// Outputs of at least this many bytes a call go past the caches. On the
 /// Intel Xeon (family 6 model 207), 8-64 B rows to hex
-/// (`hex_offsets_into`): 1.12-1.22x at 1M rows (32 MB), 1.02-1.19x at 128
+/// (`hex_offsets_into`): 1.09-1.22x at 1M rows (32 MB), 1.02-1.19x at 128
 /// Ki and 256 Ki rows, 1.02x at 64 Ki (2 MB) and 0.95x at 16 Ki (512 KB,
 /// whose output a plain store leaves in L2); benches/RESULTS.md.
 const PAST_CACHE_BYTES: usize = 4 << 20;
@@ -16,7 +16,8 @@ const PAST_CACHE_BYTES: usize = 4 << 20;
 const PIECE: usize = 128;
 
 /// Whether an output of `bytes` goes past the caches ([`PAST_CACHE_BYTES`]
-/// or more, on x86_64). Not under Miri, which does not run `sfence`.
+/// or more, on x86_64). Not under Miri, where [`copy_past_cache`] is a
+/// plain copy.
 pub(crate) fn past_cache(bytes: usize) -> bool {
     cfg!(all(target_arch = "x86_64", not(miri))) && bytes >= PAST_CACHE_BYTES
 }

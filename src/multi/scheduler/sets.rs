@@ -1,8 +1,9 @@
 //! The scheduler's sets: with every lane idle, a set of messages hashed at
 //! once, straight from the batch ([`Scheduler::run_direct`]) or from the
 //! queue ([`Scheduler::run_set`]): short ones copied with their padding
-//! into the lanes' blocks, whole-block ones of one length in place, and
-//! their digests out four lanes at a time.
+//! into the lanes' blocks, whole-block ones of one length in place (and
+//! longer ones of one length with an end, their ends copied), and their
+//! digests out four lanes at a time.
 
 use super::buckets;
 use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
