@@ -111,7 +111,12 @@ pub unsafe extern "C" fn guest_digest_offsets(
 ///
 /// `digests` points at `n` digests, `out` at room for `n` slots.
 #[no_mangle]
-pub unsafe extern "C" fn guest_encode(digests: *const [u8; 16], n: usize, base64: usize, out: *mut u8) {
+pub unsafe extern "C" fn guest_encode(
+    digests: *const [u8; 16],
+    n: usize,
+    base64: usize,
+    out: *mut u8,
+) {
     // SAFETY: the caller's contract.
     let digests = unsafe { core::slice::from_raw_parts(digests, n) };
     if base64 == 0 {
