@@ -16,10 +16,10 @@ const PAST_CACHE_BYTES: usize = 4 << 20;
 const PIECE: usize = 128;
 
 /// Whether an output of `bytes` goes past the caches ([`PAST_CACHE_BYTES`]
-/// or more, on x86_64). Not under Miri, where [`copy_past_cache`] is a
+/// or more, on x86_64 with SSE2). Not under Miri, where [`copy_past_cache`] is a
 /// plain copy.
 pub(crate) fn past_cache(bytes: usize) -> bool {
-    cfg!(all(target_arch = "x86_64", not(miri))) && bytes >= PAST_CACHE_BYTES
+    cfg!(all(md5_sse2, not(miri))) && bytes >= PAST_CACHE_BYTES
 }
 
 /// Writes `encode(digests)` to `out`, of the same length, as `encode`
@@ -44,7 +44,7 @@ pub(crate) fn encode_past_cache<const N: usize>(
 /// [`fence`] orders them before the stores after it.
 pub(crate) fn copy_past_cache(src: &[u8], dst: &mut [u8]) {
     assert_eq!(src.len(), dst.len());
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(all(md5_sse2, not(miri)))]
     {
         use core::arch::x86_64::{_mm_loadu_si128, _mm_stream_si128};
         let head = dst.as_ptr().align_offset(16).min(dst.len());
@@ -61,7 +61,7 @@ pub(crate) fn copy_past_cache(src: &[u8], dst: &mut [u8]) {
         }
         tail.copy_from_slice(src_tail);
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(not(all(md5_sse2, not(miri))))]
     dst.copy_from_slice(src);
 }
 
@@ -69,7 +69,7 @@ pub(crate) fn copy_past_cache(src: &[u8], dst: &mut [u8]) {
 /// so that the output is complete for whoever is handed it next (another
 /// thread included).
 pub(crate) fn fence() {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(all(md5_sse2, not(miri)))]
     // SAFETY: SSE is baseline on x86_64; `sfence` only orders stores.
     unsafe {
         core::arch::x86_64::_mm_sfence()
