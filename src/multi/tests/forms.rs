@@ -287,25 +287,36 @@ fn large_outputs_written_past_the_caches() {
         .map(|_| core::array::from_fn(|_| rng.next() as u8))
         .collect();
     for at in [0, 1, 8, 13] {
-        let mut buf = vec![0x55u8; 32 * n + 32];
-        let (hex_out, _) = buf[at..at + 32 * n].as_chunks_mut::<32>();
-        crate::multi::hex_into(&digests, hex_out);
-        for (d, o) in digests.iter().zip(hex_out.iter()) {
-            assert_eq!(hex::portable(d), *o, "hex at {at}");
-        }
-        assert!(buf[..at]
-            .iter()
-            .chain(&buf[at + 32 * n..])
-            .all(|&b| b == 0x55));
-        let mut buf = vec![0x55u8; 24 * n + 32];
-        let (b64_out, _) = buf[at..at + 24 * n].as_chunks_mut::<24>();
-        crate::multi::base64_into(&digests, b64_out);
-        for (d, o) in digests.iter().zip(b64_out.iter()) {
-            assert_eq!(base64::portable(d), *o, "base64 at {at}");
-        }
-        assert!(buf[..at]
-            .iter()
-            .chain(&buf[at + 24 * n..])
-            .all(|&b| b == 0x55));
+        encoded_at(&digests, at, crate::multi::hex_into, hex::portable, "hex");
+        encoded_at(
+            &digests,
+            at,
+            crate::multi::base64_into,
+            base64::portable,
+            "base64",
+        );
     }
+}
+
+/// `encode_into(digests)` into slots starting `at` bytes into a buffer:
+/// `portable`'s characters for each digest, and the buffer's other bytes
+/// untouched.
+fn encoded_at<const N: usize>(
+    digests: &[[u8; 16]],
+    at: usize,
+    encode_into: fn(&[[u8; 16]], &mut [[u8; N]]),
+    portable: fn(&[u8; 16]) -> [u8; N],
+    what: &str,
+) {
+    let n = digests.len();
+    let mut buf = vec![0x55u8; N * n + 32];
+    let (out, _) = buf[at..at + N * n].as_chunks_mut::<N>();
+    encode_into(digests, out);
+    for (d, o) in digests.iter().zip(out.iter()) {
+        assert_eq!(portable(d), *o, "{what} at {at}");
+    }
+    assert!(buf[..at]
+        .iter()
+        .chain(&buf[at + N * n..])
+        .all(|&b| b == 0x55));
 }
