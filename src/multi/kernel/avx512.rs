@@ -65,19 +65,29 @@ pub(crate) fn groups() -> usize {
 
 /// Interleaved groups for a set of short messages hashed at once (at most
 /// four blocks each with padding: `scheduler/sets.rs`, `buckets.rs`) and
-/// copied into lane buffers, or equal 64-byte ones: three on AMD Zen 4,
-/// else as many as [`groups`]. (Rows built in registers, `avx512_rows.rs`,
-/// run at [`groups`]: at three they ran 6% slower on Zen 4.)
+/// copied into lane buffers, or equal 64-byte ones: three, or four on
+/// Zen 5 (as [`groups`]). (Rows built in registers, `avx512_rows.rs`, run
+/// at [`groups`]: at three they ran 6% slower on Zen 4.)
 ///
 /// Such a set costs a fixed amount outside the kernel (its start state,
-/// its lanes' pointers, its calls), which more lanes share; on Zen 4
-/// that outweighs the third group's spills, on long messages not (their
-/// sets run lane by lane, at [`groups`]). Measured on Zen 4 (family 0x19
-/// model 0x11; benches/RESULTS.md, "Interleaved groups"): through the
-/// scheduler at three groups against two, 1000 × 64 B 1.16×, 64 × 64 KiB
-/// 0.85×, the 600 mixed 0.94×, and 1M rows of 32 B, 8–64 B and 0–200 B
-/// 3–8% faster. On the Intel Xeon three read 1.03–1.06× on 1000 × 64 B,
-/// within its noise, so it keeps two. [`set_groups`] sets both counts.
+/// its lanes' pointers, its calls), which more lanes share; that outweighs
+/// the third group's spills, on long messages not (their sets run lane by
+/// lane, at [`groups`]). Measured through the scheduler, three groups
+/// against two (benches/RESULTS.md, "Interleaved groups"):
+///
+/// * AMD Zen 4 (family 0x19 model 0x11): 1000 × 64 B 1.16×, 64 × 64 KiB
+///   0.85×, the 600 mixed 0.94×, and 1M rows of 32 B, 8–64 B and 0–200 B
+///   3–8% faster.
+/// * Intel Xeon (family 6 model 167), one process switching between the
+///   two: 1000 × 64 B 1.05×, 1M × 64 B 1.01×, 100 × 64 B 1.04×; copied
+///   sets (rows of 8–50 B with a suffix, with a prefix) 1.01× and 1.08×.
+///   (Model 207 read 1.03–1.06× on 1000 × 64 B, then put down to noise.)
+///   Four groups there: 1000 × 64 B 0.99× of three.
+///
+/// `scheduler/sets.rs` takes a set this wide only where what is left
+/// after it is none or more than a group: 64 messages at three groups
+/// would be 48 and a lone group of 16, which ran 0.92× of 32 and 32.
+/// [`set_groups`] sets both counts.
 pub(crate) fn short_groups() -> usize {
     read(&SHORT_GROUPS)
 }
@@ -125,7 +135,7 @@ fn read_cpu() {
     let (groups, short, zen4) = match family {
         Some(family) if family >= 0x1a => (4, 4, false),
         Some(0x19) => (2, 3, true),
-        _ => (2, 2, false),
+        _ => (2, 3, false),
     };
     let _ = GROUPS.compare_exchange(0, groups, Relaxed, Relaxed);
     let _ = SHORT_GROUPS.compare_exchange(0, short, Relaxed, Relaxed);
