@@ -19,7 +19,8 @@ scheduler, padding, Lanes and the kernels. Checks:
             occurs), rows of 0..=200 bytes in buckets by block count (with
             long rows queued among them),
             very unequal lengths, columns through digest_offsets_into
-            and messages with a suffix or a prefix, and Lanes with random
+            (the bucket suites among them, sixteen rows a step) and
+            messages with a suffix or a prefix, and Lanes with random
             chunking
   encoders  hex_into and base64_into against Python's hex and base64, slots
             at an odd address: the AVX-512BW hex and VBMI base64 encoders
@@ -466,6 +467,18 @@ def main():
                 want = [md5(values[a:b]) for a, b in zip(offsets, offsets[1:])]
                 total += len(want)
                 bad += sum(g != w for g, w in zip(got, want))
+            # The bucket suites as columns: sixteen rows a step
+            # (src/multi/scheduler/column_buckets.rs).
+            for name, rows in suites:
+                if "rows of 0..=" not in name:
+                    continue
+                values = b"\xa5" * 5 + b"".join(rows)
+                offsets = [5]
+                for r in rows:
+                    offsets.append(offsets[-1] + len(r))
+                got = mm.digest_offsets(values, offsets)
+                total += len(rows)
+                bad += sum(g != md5(r) for g, r in zip(got, rows))
             for affix_len in (0, 4, 63, 64, 65, 300):
                 affix = rng.randbytes(affix_len)
                 msgs = [rng.randbytes(rng.choice((rng.randrange(201), 4096))) for _ in range(150)]

@@ -6,7 +6,7 @@
 
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
-use crate::multi::scheduler::source::Source;
+use crate::multi::scheduler::source::{Sixteen, Source};
 use core::fmt::Display;
 
 mod sealed {
@@ -174,5 +174,19 @@ impl<'a, O: Offset> Source<'a> for Offsets<'a, O> {
         // Checked in `new`: `0 <= offsets[i] <= offsets[i + 1] <=
         // values.len()`, so `index` is exact and the slice in bounds.
         &self.values[self.offsets[i].index()..self.offsets[i + 1].index()]
+    }
+
+    #[inline(always)]
+    fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
+        let o = self.offsets.get(i..i + 17)?;
+        let mut lens = [0; 16];
+        for (len, w) in lens.iter_mut().zip(o.windows(2)) {
+            // Checked in `new`: the offsets rise, within `values`.
+            *len = u32::try_from(w[1].index() - w[0].index()).unwrap_or(u32::MAX);
+        }
+        Some(Sixteen {
+            lens,
+            bytes: &self.values[o[0].index()..o[16].index()],
+        })
     }
 }

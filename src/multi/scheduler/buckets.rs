@@ -13,6 +13,9 @@
 //! 1.03-1.11x, through the AVX2 kernel 1.09-1.13x, SSE2 1.05-1.08x; 600
 //! messages of 0-256 B (log-uniform, some longer than a lane's buffer)
 //! 1.18-1.22x (benches/RESULTS.md).
+//!
+//! A column's rows, where the kernel builds rows in registers (AVX-512),
+//! take the same buckets sixteen at a time (`column_buckets.rs`).
 
 use super::pad::padded_blocks;
 use super::queue::{Entry, Queue};
@@ -59,6 +62,13 @@ impl<'a> Scheduler<'a> {
         out: &mut [[u8; 16]],
     ) {
         debug_assert!(self.busy() == 0);
+        #[cfg(md5_sse2)]
+        if S::Message::PLAIN && self.rows_in_registers && source.sixteen(base).is_some() {
+            // SAFETY: the kernel builds rows in registers: the CPU has
+            // AVX-512F, VL and BW.
+            unsafe { self.run_column_buckets(source, queue, base, read, out) };
+            return;
+        }
         // Sets built in registers run best at the kernel's full width (as
         // in `run_direct`), those copied at the short-set width.
         let width = match S::Message::PLAIN && self.rows_in_registers {
@@ -133,21 +143,13 @@ impl<'a> Scheduler<'a> {
             return;
         }
         if M::PLAIN && self.rows_in_registers {
-            // Whole groups of rows: the lanes past the bucket's rows hash
-            // its first row again, their digests dropped.
-            let span = used.next_multiple_of(16);
-            let mut rows: [Row; MAX_LANES] = [(msgs[0].plain().as_ptr(), msgs[0].len()); MAX_LANES];
+            let mut rows = [(msgs[0].plain().as_ptr(), 0); MAX_LANES];
             for (row, m) in rows.iter_mut().zip(msgs) {
                 *row = (m.plain().as_ptr(), m.len());
             }
-            let mut digests = [[0; 16]; MAX_LANES];
-            // SAFETY: the kernel builds rows (`rows_in_registers`); the
-            // `span` rows, 16 to 64 whole groups (`used <= width`), are
-            // messages' bytes, each of `blocks` blocks with padding.
-            unsafe {
-                self.kernel
-                    .rows(&rows[..span], blocks, self.start, &mut digests[..span])
-            };
+            // SAFETY: the rows are the bucket's messages, each of `blocks`
+            // blocks with padding (its count's bucket).
+            let digests = unsafe { self.hash_rows(&mut rows, used, blocks) };
             for (&slot, d) in slots.iter().zip(&digests) {
                 out[slot] = *d;
             }
@@ -160,5 +162,38 @@ impl<'a> Scheduler<'a> {
             each_digest(state, lanes, |l, d| out[slots[l]] = d);
         };
         self.run_short(used, |_| blocks, done);
+    }
+
+    /// Hashes the first `used` rows of `rows` (2 to `width`), each of
+    /// `blocks` blocks with padding, built in the kernel's registers
+    /// (`rows_in_registers`), and returns their digests, row `i`'s at `i`.
+    /// The lanes past them, to a whole group, hash row 0 again (the rest of
+    /// `rows` is overwritten with it), their digests dropped.
+    ///
+    /// # Safety
+    ///
+    /// Each of the first `used` rows is a message's bytes (`len` bytes
+    /// readable at its pointer) of `blocks` blocks with padding.
+    #[inline(always)]
+    pub(super) unsafe fn hash_rows(
+        &self,
+        rows: &mut [Row; MAX_LANES],
+        used: usize,
+        blocks: usize,
+    ) -> [[u8; 16]; MAX_LANES] {
+        debug_assert!(self.rows_in_registers && (2..=self.width).contains(&used));
+        let span = used.next_multiple_of(16);
+        let first = rows[0];
+        rows[used..].fill(first);
+        let mut digests = [[0; 16]; MAX_LANES];
+        // SAFETY: the kernel builds rows (`rows_in_registers`); the `span`
+        // rows, 16 to 64 whole groups (`used <= width`), are messages'
+        // bytes, each of `blocks` blocks with padding (the caller's
+        // contract; row 0's again past `used`).
+        unsafe {
+            self.kernel
+                .rows(&rows[..span], blocks, self.start, &mut digests[..span])
+        };
+        digests
     }
 }

@@ -14,7 +14,8 @@
 //!   whole-block length runs in place instead, its shared padding block
 //!   from broadcast words. (`sets.rs`) Short rows of wider mixes, with
 //!   enough of the batch left, go into buckets by block count, each hashed
-//!   the same way when full. (`buckets.rs`)
+//!   the same way when full (`buckets.rs`); a column's, on AVX-512,
+//!   sixteen rows a step (`column_buckets.rs`).
 //! * Otherwise messages start lane by lane: short ones copied into the
 //!   lane's buffer, longer ones run from the caller's memory, then from
 //!   their padding, which for whole-block messages of the batch's first
@@ -39,6 +40,8 @@ pub(super) use stagger::delays as stagger_delays;
 pub(super) use stagger::set_spread;
 
 mod buckets;
+#[cfg(md5_sse2)]
+mod column_buckets;
 pub(super) mod copy;
 pub(super) mod pad;
 pub(super) mod queue;

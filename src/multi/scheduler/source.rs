@@ -102,6 +102,22 @@ pub(crate) trait Source<'a> {
     fn start(&self) -> Start {
         Start::INIT
     }
+
+    /// Messages `i..i + 16` at once, for a source that lays them back to
+    /// back and knows their lengths without building each (a column's
+    /// offsets): `None` by default, and where fewer than 16 are left.
+    #[inline(always)]
+    fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
+        let _ = i;
+        None
+    }
+}
+
+/// Sixteen messages that lie back to back: their lengths (any past
+/// `u32::MAX` as `u32::MAX`) and the bytes they span.
+pub(crate) struct Sixteen<'a> {
+    pub(crate) lens: [u32; 16],
+    pub(crate) bytes: &'a [u8],
 }
 
 /// The caller's containers, each asked for its bytes once.
