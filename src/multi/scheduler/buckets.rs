@@ -167,8 +167,8 @@ impl<'a> Scheduler<'a> {
     /// Hashes the first `used` rows of `rows` (2 to `width`), each of
     /// `blocks` blocks with padding, built in the kernel's registers
     /// (`rows_in_registers`), and returns their digests, row `i`'s at `i`.
-    /// The lanes past them, to a whole group, hash row 0 again (the rest of
-    /// `rows` is overwritten with it), their digests dropped.
+    /// The lanes past them, to a whole group, hash row 0 again (those
+    /// entries of `rows` are overwritten with it), their digests dropped.
     ///
     /// # Safety
     ///
@@ -184,7 +184,7 @@ impl<'a> Scheduler<'a> {
         debug_assert!(self.rows_in_registers && (2..=self.width).contains(&used));
         let span = used.next_multiple_of(16);
         let first = rows[0];
-        rows[used..].fill(first);
+        rows[used..span].fill(first);
         let mut digests = [[0; 16]; MAX_LANES];
         // SAFETY: the kernel builds rows (`rows_in_registers`); the `span`
         // rows, 16 to 64 whole groups (`used <= width`), are messages'
