@@ -1,8 +1,9 @@
 //! The AVX-512 kernel through the scheduler at each group count it is
-//! built for (16 to 64 lanes), on the batch table's batches: the
-//! measurement behind `avx512::groups`' rule for this CPU's family. Printed
-//! where the argument `groups` names it or no argument filters; each row
-//! is the batch's throughput ratio to the rule's own group count.
+//! built for (16 to 64 lanes; sets of short messages too), on the batch
+//! table's batches: the measurement behind `avx512::groups`' and
+//! `avx512::short_groups`' rule for this CPU's family. Printed where the
+//! argument `groups` names it or no argument filters; each row is the
+//! batch's throughput ratio to the rule's own counts.
 
 use super::{measure, Batch};
 use md5::multi::__bench;
@@ -12,31 +13,33 @@ pub(super) fn run(batches: &[Batch]) {
     if !__bench::kernels().any(|k| k == "avx512") {
         return;
     }
-    let rule = __bench::avx512_groups();
+    let (rule, short) = (__bench::avx512_groups(), __bench::avx512_short_groups());
     let most = __bench::max_lanes("avx512") / __bench::group_lanes("avx512");
     println!(
-        "\navx512 through the scheduler at each group count (the rule here: {rule}); throughput / the rule's"
+        "\navx512 through the scheduler at each group count, short sets too (the rule here: {rule}, \
+         short sets {short}); throughput / the rule's"
     );
     for b in batches {
         let msgs = b.messages();
-        let mut outs = vec![vec![[0u8; 16]; msgs.len()]; most];
+        let mut outs = vec![vec![[0u8; 16]; msgs.len()]; most + 1];
+        // 0: the rule; then each count, the rule restored after.
         let mut fs: Vec<Box<dyn FnMut() + '_>> = outs
             .iter_mut()
-            .zip(1..)
+            .zip(0..)
             .map(|(out, g)| {
                 let msgs = &msgs;
                 Box::new(move || {
                     __bench::set_avx512_groups(g);
                     __bench::digest_many_into("avx512", black_box(msgs), out);
-                    __bench::set_avx512_groups(rule);
+                    __bench::set_avx512_groups(0);
                     black_box(&out);
                 }) as Box<dyn FnMut() + '_>
             })
             .collect();
         let ns = measure(&mut fs);
         let mut line = format!("  {:<18}", b.name);
-        for (g, t) in (1..).zip(&ns) {
-            line += &format!("  {g}: {:.2}x", ns[rule - 1] / t);
+        for (g, t) in (1..).zip(&ns[1..]) {
+            line += &format!("  {g}: {:.2}x", ns[0] / t);
         }
         println!("{line}");
     }

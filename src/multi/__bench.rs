@@ -36,20 +36,21 @@ fn kernel(name: &str) -> Kernel {
 }
 
 /// Makes the AVX-512 kernel run `groups` (1 to 4) interleaved groups at
-/// full width in this process, whatever the CPU would get: for checking
-/// every width on one machine (`ci/avx512-emu`). A scheduler already
-/// running keeps its width.
+/// full width, and in sets of short messages, in this process, whatever
+/// the CPU would get: for checking every width on one machine
+/// (`ci/avx512-emu`); 0 restores the rule for this CPU. A scheduler
+/// already running keeps its width.
 ///
 /// # Panics
 ///
-/// If `groups` is not 1 to 4, or the build has no AVX-512 kernel (a
+/// If `groups` is not 0 to 4, or the build has no AVX-512 kernel (a
 /// target other than x86_64, or the portable backend forced).
 pub fn set_avx512_groups(groups: usize) {
     #[cfg(md5_sse2)]
     {
         let max = Kernel::Avx512.max_groups();
         assert!(
-            (1..=max).contains(&groups),
+            (0..=max).contains(&groups),
             "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to {max}"
         );
         super::kernel::avx512::set_groups(groups);
@@ -64,6 +65,15 @@ pub fn set_avx512_groups(groups: usize) {
 pub fn avx512_groups() -> usize {
     #[cfg(md5_sse2)]
     return super::kernel::avx512::groups();
+    #[cfg(not(md5_sse2))]
+    0
+}
+
+/// The AVX-512 kernel's interleaved groups in sets of short messages
+/// (copied into the lanes, or equal 64-byte ones), as [`avx512_groups`].
+pub fn avx512_short_groups() -> usize {
+    #[cfg(md5_sse2)]
+    return super::kernel::avx512::short_groups();
     #[cfg(not(md5_sse2))]
     0
 }
