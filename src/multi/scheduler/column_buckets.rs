@@ -1,16 +1,18 @@
 //! The buckets of `buckets.rs` for a column's rows (Arrow's layout, whose
 //! offsets give sixteen rows at once: [`Source::sixteen`]), on AVX-512:
 //! sixteen rows a step, their block counts computed in one vector, and
-//! each count's rows (index, start and length) compressed into its bucket
-//! by a few stores; their bytes, which lie back to back, are prefetched a
-//! line at a time. Rows a step cannot take (one longer than a lane's
-//! buffer among them, the last few of the batch) go one at a time.
+//! each count's row indices compressed into its bucket by one store; the
+//! rows' bytes, which lie back to back, are prefetched a line at a time.
+//! Rows a step cannot take (one longer than a lane's buffer among them,
+//! the last few of the batch) go one at a time.
 //!
 //! On the Intel Xeon (family 6 model 167), 1M rows through
-//! `digest_offsets_into`: 8-64 B 1.11-1.13x the loop of `buckets.rs`,
-//! 0-200 B 1.02-1.04x, to hex 1.13-1.14x. That loop took 4.7 ns a row
+//! `digest_offsets_into`: 8-64 B 1.11-1.14x the loop of `buckets.rs`,
+//! 0-200 B 1.01-1.05x, to hex 1.12-1.14x. That loop took 4.7 ns a row
 //! without the kernel: each row built from its offsets, prefetched five
-//! times, its bucket found and stored to, one row at a time.
+//! times, its bucket found and stored to, one row at a time. Buckets that
+//! also kept their rows' starts and lengths (two more compresses a count,
+//! no offsets read when a set runs) gained less: 1.05-1.09x, 0.97-1.01x.
 
 use super::buckets::LONGS;
 use super::pad::padded_blocks;
@@ -95,10 +97,12 @@ impl<'a> Scheduler<'a> {
             // SAFETY: AVX-512F (the caller); the load reads the 64 bytes
             // of `six.lens`, and `loadu` needs no alignment.
             let lens16 = unsafe { _mm512_loadu_si512(six.lens.as_ptr().cast()) };
-            // Block count less one, `(len + 8) / 64`, 0 to 3, or 4 for a
-            // row longer than a lane's buffer (248 bytes or more).
+            // Block count less one, `(len + 8) / 64`, below `BUF_BLOCKS`,
+            // or `BUF_BLOCKS` for a row longer than a lane's buffer (248
+            // bytes or more, `longest`).
+            let longest = (64 * BUF_BLOCKS - 8) as i32;
             let k = _mm512_srli_epi32::<6>(_mm512_add_epi32(
-                _mm512_min_epu32(lens16, _mm512_set1_epi32(248)),
+                _mm512_min_epu32(lens16, _mm512_set1_epi32(longest)),
                 _mm512_set1_epi32(8),
             ));
             if _mm512_cmpeq_epi32_mask(k, _mm512_set1_epi32(BUF_BLOCKS as i32)) != 0 {
