@@ -6,7 +6,9 @@
 
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
-use crate::multi::scheduler::source::{Sixteen, Source};
+#[cfg(md5_sse2)]
+use crate::multi::scheduler::source::Sixteen;
+use crate::multi::scheduler::source::Source;
 use core::fmt::Display;
 
 mod sealed {
@@ -176,6 +178,7 @@ impl<'a, O: Offset> Source<'a> for Offsets<'a, O> {
         &self.values[self.offsets[i].index()..self.offsets[i + 1].index()]
     }
 
+    #[cfg(md5_sse2)]
     #[inline(always)]
     fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
         let o = self.offsets.get(i..i + 17)?;

@@ -105,7 +105,9 @@ pub(crate) trait Source<'a> {
 
     /// Messages `i..i + 16` at once, for a source that lays them back to
     /// back and knows their lengths without building each (a column's
-    /// offsets): `None` by default, and where fewer than 16 are left.
+    /// offsets): `None` by default, and where fewer than 16 are left. Only
+    /// where the AVX-512 buckets are built (`column_buckets.rs`).
+    #[cfg(md5_sse2)]
     #[inline(always)]
     fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
         let _ = i;
@@ -115,6 +117,7 @@ pub(crate) trait Source<'a> {
 
 /// Sixteen messages that lie back to back: their lengths (any past
 /// `u32::MAX` as `u32::MAX`) and the bytes they span.
+#[cfg(md5_sse2)]
 pub(crate) struct Sixteen<'a> {
     pub(crate) lens: [u32; 16],
     pub(crate) bytes: &'a [u8],
