@@ -66,16 +66,7 @@ fn check_both(kernel: Kernel, rows: &[Vec<u8>]) {
         &Offsets::new("test", &values, &offsets, out.len()),
         &mut out,
     );
-    for (i, (row, got)) in rows.iter().zip(&out).enumerate() {
-        assert_eq!(
-            got[..],
-            Md5::digest(row)[..],
-            "kernel {}: column row {i} of {} ({} bytes)",
-            kernel.name(),
-            rows.len(),
-            row.len()
-        );
-    }
+    assert_digests(kernel, "column row", rows, &out);
 }
 
 /// Short rows of wider mixes in buckets (`Scheduler::run_buckets`), from

@@ -59,11 +59,18 @@ fn for_each_kernel(mut f: impl FnMut(Kernel)) {
 fn check(kernel: Kernel, inputs: &[Vec<u8>]) {
     let mut out = vec![[0u8; 16]; inputs.len()];
     digest_batch(kernel, &Slices(inputs), &mut out);
-    for (i, (input, got)) in inputs.iter().zip(&out).enumerate() {
+    assert_digests(kernel, "message", inputs, &out);
+}
+
+/// `out`, what `kernel` made of `inputs` (each a `what`), against
+/// `Md5::digest`, message by message.
+fn assert_digests(kernel: Kernel, what: &str, inputs: &[Vec<u8>], out: &[[u8; 16]]) {
+    assert_eq!(out.len(), inputs.len());
+    for (i, (input, got)) in inputs.iter().zip(out).enumerate() {
         assert_eq!(
             got[..],
             Md5::digest(input)[..],
-            "kernel {}: message {i} of {} ({} bytes)",
+            "kernel {}: {what} {i} of {} ({} bytes)",
             kernel.name(),
             inputs.len(),
             input.len()
