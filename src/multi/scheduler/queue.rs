@@ -19,9 +19,10 @@ use core::mem::MaybeUninit;
 /// wider the window, the closer its order to the whole batch's, longest
 /// first: 600 messages of 0 to 16 KiB ran 1.12x faster at 768 than at 192,
 /// and 1.06x at 576 (2,000 of them: 1.08x at either; Zen 3, AVX2,
-/// benches/RESULTS.md). The window and its sort's scratch take about 24 KB
-/// of stack each (32-byte entries).
+/// benches/RESULTS.md). The window takes about 24 KB of stack (32-byte
+/// entries); `sort` works in it.
 pub(crate) const WINDOW: usize = 768;
+const _: () = assert!(WINDOW <= u16::MAX as usize, "sort's places are u16");
 
 /// Windows whose block counts are all at most this are sorted by counting
 /// (short messages); others by comparison.
@@ -181,32 +182,44 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
 }
 
 /// Sorts `window` by blocks, most first: by counting where every count is
-/// small (stable, two passes), else by comparison.
+/// small (stable), else by comparison. Both in place: a scratch window
+/// would double the queue's stack (see [`WINDOW`]).
 fn sort<M: Copy>(window: &mut [Entry<M>]) {
+    debug_assert!(window.len() <= WINDOW);
     let most = window.iter().map(|e| e.blocks).max().unwrap_or(0);
     if most > COUNTED {
         window.sort_unstable_by_key(|e| core::cmp::Reverse(e.blocks));
         return;
     }
     // `at[b]`: where the next entry of `COUNTED - b` blocks goes.
-    let mut at = [0usize; COUNTED + 1];
+    let mut at = [0u16; COUNTED + 1];
     for e in window.iter() {
         at[COUNTED - e.blocks + 1] += 1;
     }
     for b in 1..at.len() {
         at[b] += at[b - 1];
     }
-    let mut sorted = [const { MaybeUninit::<Entry<M>>::uninit() }; WINDOW];
-    for e in window.iter() {
+    // Each entry's place, in input order within its count (1.5 KB).
+    let mut place = [0u16; WINDOW];
+    for (p, e) in place.iter_mut().zip(window.iter()) {
         let slot = &mut at[COUNTED - e.blocks];
-        sorted[*slot].write(*e);
+        *p = *slot;
         *slot += 1;
     }
-    // SAFETY: the buckets' slots, `at`'s starts up to its ends, tile
-    // `0..window.len()`, so each of those entries was written once above;
-    // `MaybeUninit<Entry<M>>` has the layout of `Entry<M>`, and the two
-    // arrays do not overlap.
-    unsafe {
-        core::ptr::copy_nonoverlapping(sorted.as_ptr().cast(), window.as_mut_ptr(), window.len())
-    };
+    // The entries moved along the cycles of that permutation, each once; a
+    // place set to its own index marks its entry as moved.
+    for first in 0..window.len() {
+        let mut to = usize::from(place[first]);
+        if to == first {
+            continue;
+        }
+        let mut carried = window[first];
+        while to != first {
+            carried = core::mem::replace(&mut window[to], carried);
+            let next = usize::from(place[to]);
+            place[to] = to as u16;
+            to = next;
+        }
+        window[first] = carried;
+    }
 }
