@@ -1,6 +1,6 @@
 //! A column's rows hashed straight to hex or base64, a chunk of rows at a
-//! time: each chunk's digests are written to a buffer on the stack and
-//! encoded while it is still in L1, so that a million rows' digests never
+//! time: each chunk's digests are written to a buffer and encoded while it
+//! is still in L1, so that a million rows' digests never
 //! make the round trip through memory that `digest_offsets_into` followed
 //! by `hex_into` costs (16 bytes a row written, then read back).
 
@@ -16,16 +16,23 @@ use crate::multi::stream;
 /// partly full, are few: 8-64 B rows to hex 1.01-1.11x faster than at 512,
 /// 1024 or 2048 rows on the Intel Xeon (family 6 model 207; with windows,
 /// 1.06x than at 1024 on Zen 4, and 16384 no faster).
-const CHUNK: usize = 4096;
+///
+/// The buffer is on the heap: on the stack its 64 KiB, with the
+/// scheduler's, overflowed a 128 KiB thread stack (musl's default, which
+/// Python's threads there get). Without `std`, a chunk is a quarter of
+/// this, on the stack.
+const CHUNK: usize = if cfg!(feature = "std") { 4096 } else { 1024 };
 
 /// Hashes each row of a column in Arrow's layout (as
 /// [`digest_offsets_into`](super::offsets::digest_offsets_into) reads it)
 /// and writes its digest in lowercase hex (as [`hex_into`](super::hex::hex_into)
-/// writes it) to `out[i]`, without allocating.
+/// writes it) to `out[i]`.
 ///
 /// The same output as `digest_offsets_into` then `hex_into`, without the
 /// column of digests in between: the rows are hashed a chunk at a time and
-/// each chunk's digests encoded while they are still in cache.
+/// each chunk's digests encoded while they are still in cache. With `std`
+/// the one allocation is that chunk's buffer (64 KiB at most); without,
+/// it is on the stack (16 KiB).
 ///
 /// # Panics
 ///
@@ -54,12 +61,12 @@ pub fn hex_offsets_into<O: Offset>(values: &[u8], offsets: &[O], out: &mut [[u8;
 
 /// Hashes each row of a column in Arrow's layout and writes its digest in
 /// base64 (as [`base64_into`](super::base64::base64_into) writes it: RFC
-/// 4648's standard alphabet, padded, 24 bytes) to `out[i]`, without
-/// allocating.
+/// 4648's standard alphabet, padded, 24 bytes) to `out[i]`.
 ///
 /// The same output as
 /// [`digest_offsets_into`](super::offsets::digest_offsets_into) then
-/// `base64_into`, a chunk of rows at a time, as [`hex_offsets_into`] does.
+/// `base64_into`, a chunk of rows at a time through one buffer, as
+/// [`hex_offsets_into`] does.
 ///
 /// # Panics
 ///
@@ -90,6 +97,9 @@ fn by_chunks<O: Offset, const N: usize>(
 ) {
     let kernel = Kernel::detect();
     let past_cache = stream::past_cache(size_of_val(out));
+    #[cfg(feature = "std")]
+    let mut digests = std::vec![[0u8; 16]; CHUNK.min(out.len())];
+    #[cfg(not(feature = "std"))]
     let mut digests = [[0u8; 16]; CHUNK];
     for (i, out) in out.chunks_mut(CHUNK).enumerate() {
         let at = i * CHUNK;

@@ -56,6 +56,10 @@ mod step;
 /// Hashes every message of `source` into the slot of `out` with its index.
 /// `kernel` must come from [`Kernel::detect`] or [`Kernel::available`];
 /// `out` has one slot per message.
+///
+/// Never inlined: its frame (the scheduler and the queue's window, about
+/// 48 KiB) would then be part of its caller's, on every path through it.
+#[inline(never)]
 pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &mut [[u8; 16]]) {
     assert_eq!(source.count(), out.len());
     let start = source.start();
