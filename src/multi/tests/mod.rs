@@ -207,11 +207,17 @@ fn kernels_equal_lengths() {
 }
 
 /// A batch whose digests fill 4 MiB and more, written past the caches
-/// (`multi/stream.rs`), at several alignments of the output: full sets of
-/// 32-byte rows (hashed at once), then rows of random lengths. Not under
-/// Miri, which writes no output past the caches.
+/// (`multi/stream.rs`): full sets of 32-byte rows (hashed at once), then
+/// rows of random lengths. Every kernel writes its output 13 bytes into a
+/// buffer (plain stores at both ends of every set, streaming ones between);
+/// the kernel this CPU runs also at 0 and 8. Only where outputs go past the
+/// caches (x86_64, not under Miri): elsewhere this would be one more large
+/// batch, minutes under qemu.
 #[test]
-#[cfg_attr(miri, ignore)]
+#[cfg_attr(
+    any(miri, not(md5_sse2)),
+    ignore = "no output goes past the caches here"
+)]
 fn kernels_batches_past_the_caches() {
     let mut rng = Rng(0x6d75_6c74_690a);
     let count = (4 << 20) / 16 + 1000;
@@ -222,8 +228,10 @@ fn kernels_batches_past_the_caches() {
         })
         .collect();
     let want: Vec<[u8; 16]> = inputs.iter().map(|m| Md5::digest(m).into()).collect();
-    for at in [0, 8, 13] {
-        for_each_kernel(|k| {
+    let chosen = Kernel::detect();
+    for_each_kernel(|k| {
+        let ats: &[usize] = if k == chosen { &[0, 8, 13] } else { &[13] };
+        for &at in ats {
             let mut buf = vec![0x55u8; 16 * count + 16];
             let (out, _) = buf[at..at + 16 * count].as_chunks_mut::<16>();
             digest_batch(k, &Slices(&inputs), out);
@@ -232,8 +240,8 @@ fn kernels_batches_past_the_caches() {
                 .iter()
                 .chain(&buf[at + 16 * count..])
                 .all(|&b| b == 0x55));
-        });
-    }
+        }
+    });
 }
 
 /// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
