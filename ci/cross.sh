@@ -14,8 +14,8 @@
 # 0.8), and `s390x` the md5 0.8 package (big-endian), which compile the same
 # backend sources.
 #
-# With --release the tests build in the release profile as a dependent
-# would push it: `lto = "fat"`, `codegen-units = 1` and
+# With --release the unit and integration tests (not the doc tests) build
+# in the release profile as a dependent would push it: `lto = "fat"`, `codegen-units = 1` and
 # `-Cforce-frame-pointers=yes`, where the asm backends have the fewest
 # registers (a frame pointer taken, and inlined into callers that need
 # one), in target/cross-release*.
@@ -205,9 +205,14 @@ done
 # --- tests ------------------------------------------------------------------
 
 PROFILE=()
+SUITE=()
 SUFFIX=
 if [ "$RELEASE" = 1 ]; then
     PROFILE=(--release)
+    # The doc tests are examples, run by the debug runs; linked one by one
+    # with fat LTO and run under qemu they took minutes, and they reach no
+    # asm that the unit and integration tests do not.
+    SUITE=(--lib --tests)
     SUFFIX=-release
     export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
     export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Cforce-frame-pointers=yes"
@@ -218,8 +223,8 @@ fi
 cargo_test() {
     local triple=$1
     shift
-    log "cargo test --target $triple ${PROFILE[*]} $*"
-    "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@"
+    log "cargo test --target $triple ${PROFILE[*]} ${SUITE[*]} $*"
+    "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "${SUITE[@]}" "$@"
     local backend
     backend=$("${CARGO[@]}" test -q --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@" --test md5 \
         backend_is_the_expected_one -- --nocapture 2>&1 |
