@@ -14,11 +14,11 @@
 # 0.8), and `s390x` the md5 0.8 package (big-endian), which compile the same
 # backend sources.
 #
-# With --release the unit and integration tests (not the doc tests) build
-# in the release profile as a dependent would push it: `lto = "fat"`, `codegen-units = 1` and
-# `-Cforce-frame-pointers=yes`, where the asm backends have the fewest
-# registers (a frame pointer taken, and inlined into callers that need
-# one), in target/cross-release*.
+# With --release the unit and integration tests (no doc tests) build in
+# the release profile as a dependent would push it: `lto = "fat"`,
+# `codegen-units = 1` and `-Cforce-frame-pointers=yes`, where the asm
+# backends have the fewest registers (a frame pointer taken, and inlined
+# into callers that need one), in target/cross-release*.
 #
 # Usage: ci/cross.sh [--install-only] [--release] [TARGET...]
 #        (default: all targets)
