@@ -39,7 +39,7 @@ pub(super) fn detected() -> bool {
 /// add, rotate, add) is about 4 cycles, and two groups fill the two
 /// 512-bit pipes; more only spill. Zen 5 (family 0x1A) takes two cycles an
 /// op and has four pipes, so it needs about twice the steps in flight:
-/// four groups, by that reasoning, not yet measured there.
+/// four groups, as measured there.
 ///
 /// Measured (benches/RESULTS.md, "Interleaved groups"; `cargo bench
 /// --bench multi -- groups raw` prints both tables for the CPU at hand):
@@ -59,7 +59,11 @@ pub(super) fn detected() -> bool {
 ///   scheduler, 3 and 4 groups at 0.85 / 0.92 of two on 64 × 64 KiB and
 ///   0.92–0.99 on the mixed batches, but 1.14–1.16 on 1000 × 64 B. Two,
 ///   and three for sets of short messages ([`short_groups`]).
-/// * AMD Zen 5 (family 0x1A): four, by reasoning only.
+/// * AMD Zen 5, family 0x1A model 2: the raw kernel 8.92 / 4.68 / 4.15 /
+///   3.69 ns; through the scheduler, 2 and 3 groups at 0.98 / 0.86 of four
+///   on 64 × 64 KiB, 0.77 / 0.71 on 64 × 1 KiB, 0.74 / 0.99 on 1000 × 64 B,
+///   0.92–1.03 on the mixed batches. Four, for batches that stay in the
+///   caches; those that stream from memory take [`memory_groups`].
 ///
 /// The override: `md5::multi::__bench::set_avx512_groups(n)` (1 to 4) makes
 /// every scheduler and `Lanes` made after it run `n` groups in this
@@ -98,6 +102,24 @@ pub(crate) fn short_groups() -> usize {
     read(&SHORT_GROUPS)
 }
 
+/// Interleaved groups at full width for a batch of long messages too large
+/// to lie in the caches (`scheduler::streams_from_memory`): two on AMD Zen
+/// 5, as many as [`groups`] elsewhere.
+///
+/// Each lane reads its own stream, and from memory Zen 5 keeps 32 of them
+/// fed, not 64. Measured there (family 0x1A model 2, 2 vCPUs, 32 MiB L3),
+/// `digest_many_into` over messages 320 bytes apart, best of five rounds,
+/// four groups' throughput over two's: 64 × 64 KiB 1.16, 128 × 64 KiB
+/// 1.13, 64 × 128 KiB 1.07; but 64 × 256 KiB 0.73, 128 × 128 KiB 0.81,
+/// 256 × 64 KiB 0.60, 16,384 × 4 KiB 0.79, 64 × 1 to 4 MiB 0.53–0.55, 128
+/// × 7 MiB 0.51 (5.8 against 11.2 GB/s; md5-many's 16 lanes 10.5). With
+/// each lane's line asked for 512 bytes ahead, four groups still read only
+/// 0.79–0.88 of two on 64 × 1 MiB and up (benches/RESULTS.md, "Interleaved
+/// groups").
+pub(crate) fn memory_groups() -> usize {
+    read(&MEMORY_GROUPS)
+}
+
 /// Whether a call of at most `avx512_ymm::MOST_LANES` (24) busy lanes
 /// runs on `ymm` registers (`avx512_ymm.rs`): on AMD Zen 4, where 8 × 64
 /// KiB ran at 6.3× the single stream through the AVX2 kernel and 5.7×
@@ -127,12 +149,14 @@ fn read(cell: &AtomicUsize) -> usize {
     }
 }
 
-/// [`groups`]' and [`short_groups`]' answers, 0 until CPUID is read or
-/// [`set_groups`] sets them; the rule's two, `groups | short << 8`, for
+/// [`groups`]', [`short_groups`]' and [`memory_groups`]' answers, 0 until
+/// CPUID is read or [`set_groups`] sets them; the rule's three, `groups |
+/// short << 8 | memory << 16`, for
 /// [`set_groups`] to restore; [`zen4`]'s and [`amd`]'s, 0 until CPUID is
 /// read, then 1 (no) or 2 (yes).
 static GROUPS: AtomicUsize = AtomicUsize::new(0);
 static SHORT_GROUPS: AtomicUsize = AtomicUsize::new(0);
+static MEMORY_GROUPS: AtomicUsize = AtomicUsize::new(0);
 static RULE: AtomicUsize = AtomicUsize::new(0);
 static ZEN4: AtomicUsize = AtomicUsize::new(0);
 static AMD: AtomicUsize = AtomicUsize::new(0);
@@ -140,14 +164,15 @@ static AMD: AtomicUsize = AtomicUsize::new(0);
 /// The rule for this CPU, into the counts [`set_groups`] has not set.
 fn read_cpu() {
     let family = amd_family();
-    let (groups, short, zen4) = match family {
-        Some(family) if family >= 0x1a => (4, 4, false),
-        Some(0x19) => (2, 3, true),
-        _ => (2, 3, false),
+    let (groups, short, memory, zen4) = match family {
+        Some(family) if family >= 0x1a => (4, 4, 2, false),
+        Some(0x19) => (2, 3, 2, true),
+        _ => (2, 3, 2, false),
     };
-    RULE.store(groups | short << 8, Relaxed);
+    RULE.store(groups | short << 8 | memory << 16, Relaxed);
     let _ = GROUPS.compare_exchange(0, groups, Relaxed, Relaxed);
     let _ = SHORT_GROUPS.compare_exchange(0, short, Relaxed, Relaxed);
+    let _ = MEMORY_GROUPS.compare_exchange(0, memory, Relaxed, Relaxed);
     ZEN4.store(1 + usize::from(zen4), Relaxed);
     AMD.store(1 + usize::from(family.is_some()), Relaxed);
 }
@@ -159,19 +184,20 @@ pub(super) fn amd() -> bool {
     read(&AMD) == 2
 }
 
-/// Makes [`groups`] and [`short_groups`] answer `groups` from now on,
+/// Makes [`groups`], [`short_groups`] and [`memory_groups`] answer `groups` from now on,
 /// whatever the CPU: so that one machine can run the scheduler at every
 /// AVX-512 width; 0, the rule's answers again. The caller,
 /// `__bench::set_avx512_groups`, checks that the kernel is built for it.
 pub(crate) fn set_groups(groups: usize) {
-    let (groups, short) = match groups {
+    let (groups, short, memory) = match groups {
         0 => {
             let rule = read(&RULE);
-            (rule & 0xff, rule >> 8)
+            (rule & 0xff, rule >> 8 & 0xff, rule >> 16)
         }
-        _ => (groups, groups),
+        _ => (groups, groups, groups),
     };
     SHORT_GROUPS.store(short, Relaxed);
+    MEMORY_GROUPS.store(memory, Relaxed);
     GROUPS.store(groups, Relaxed);
 }
 

@@ -223,6 +223,21 @@ impl Kernel {
         }
     }
 
+    /// Lanes at full width for a batch of long messages too large to lie
+    /// in the caches, which may be fewer than [`Kernel::lanes`]: see
+    /// [`avx512::memory_groups`].
+    pub(crate) fn memory_lanes(self) -> usize {
+        match self {
+            #[cfg(md5_sse2)]
+            Kernel::Avx512 => self.group_lanes() * avx512::memory_groups(),
+            // At most two groups, as Zen 5's AVX-512, so that such batches
+            // are tested on every host.
+            #[cfg(test)]
+            Kernel::SoftWide(groups) => self.group_lanes() * groups.min(2),
+            _ => self.lanes(),
+        }
+    }
+
     /// The most interleaved groups the kernel is built for.
     pub(crate) const fn max_groups(self) -> usize {
         self.shape().groups

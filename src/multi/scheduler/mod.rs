@@ -38,6 +38,8 @@ pub(super) use buckets::{LONGS as BUCKET_LONGS, MIN_ROWS as BUCKET_MIN_ROWS};
 #[cfg(test)]
 pub(super) use stagger::delays as stagger_delays;
 pub(super) use stagger::set_spread;
+#[cfg(test)]
+pub(super) use streams_from_memory as from_memory;
 
 mod buckets;
 #[cfg(md5_sse2)]
@@ -69,7 +71,11 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         }
         return;
     }
-    let mut sched = Scheduler::new(kernel, start);
+    let width = match kernel.memory_lanes() < kernel.lanes() && streams_from_memory(source) {
+        true => kernel.memory_lanes(),
+        false => kernel.lanes(),
+    };
+    let mut sched = Scheduler::new(kernel, width, start);
     sched.past_cache = stream::past_cache(size_of_val(out));
     let mut queue = Queue::new(source, sched.width);
     loop {
@@ -116,4 +122,30 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
     if sched.past_cache {
         stream::fence();
     }
+}
+
+/// Messages of a batch read to tell whether it streams from memory.
+const SAMPLE: usize = 1024;
+
+/// Whether `source` holds long messages (over a lane's buffer on average)
+/// adding up to more than the caches keep: more than 12 MiB, judged from
+/// its first [`SAMPLE`] messages' lengths. On Zen 5 (32 MiB of L3), four
+/// AVX-512 groups ran 0.98–1.22x two over 12 MiB of 64 or 192 KiB
+/// messages, 0.88–0.90x over 14 MiB and 0.60–0.81x over 16 MiB
+/// (`kernel::avx512::memory_groups`). Rows keep the full width: a batch
+/// of them is read as one stream.
+pub(super) fn streams_from_memory<'a, S: Source<'a>>(source: &S) -> bool {
+    use source::Message;
+    const LIMIT: usize = 12 << 20;
+    let count = source.count();
+    let sample = count.min(SAMPLE);
+    let mut bytes = 0usize;
+    for i in 0..sample {
+        bytes = bytes.saturating_add(source.get(i).len());
+        if bytes > LIMIT {
+            return true;
+        }
+    }
+    let mean = bytes / sample.max(1);
+    mean > state::BUF && mean.saturating_mul(count) > LIMIT
 }

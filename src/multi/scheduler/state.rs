@@ -97,8 +97,9 @@ pub(super) struct Scheduler<'a> {
 }
 
 impl<'a> Scheduler<'a> {
-    pub(super) fn new(kernel: Kernel, start: Start) -> Self {
-        let width = kernel.lanes();
+    /// A scheduler running `width` lanes of `kernel` ([`Kernel::lanes`],
+    /// or [`Kernel::memory_lanes`]).
+    pub(super) fn new(kernel: Kernel, width: usize, start: Start) -> Self {
         let short_width = kernel.short_lanes();
         debug_assert!(width <= short_width && short_width <= MAX_LANES && MAX_LANES <= 64);
         Self {

@@ -244,6 +244,47 @@ fn kernels_batches_past_the_caches() {
     });
 }
 
+/// Which batches run at the width for memory (`Kernel::memory_lanes`):
+/// long messages of more than 12 MiB in all, not fewer bytes, not rows.
+#[test]
+#[cfg_attr(miri, ignore = "batches of 16 MiB")]
+fn batches_from_memory() {
+    use crate::multi::scheduler::from_memory;
+    let data = vec![0u8; 16 << 20];
+    let parts = |len: usize| data.chunks(len).collect::<Vec<_>>();
+    assert!(from_memory(&Slices(&parts(256 << 10))), "64 × 256 KiB");
+    assert!(from_memory(&Slices(&parts(7 << 20)[..2])), "2 × 7 MiB");
+    // The first 1024 messages hold 4 MiB, and say what the rest hold.
+    assert!(from_memory(&Slices(&parts(4096))), "4,096 × 4 KiB");
+    assert!(!from_memory(&Slices(&parts(64 << 10)[..192])), "12 MiB");
+    assert!(!from_memory(&Slices(&parts(64 << 10)[..64])), "4 MiB");
+    assert!(
+        !from_memory(&Slices(&vec![&data[..32]; 1 << 20])),
+        "32-byte rows"
+    );
+    assert!(!from_memory(&Slices(&[] as &[&[u8]])), "nothing");
+}
+
+/// A batch past the caches at the width for memory, where a kernel has
+/// one (AVX-512 on Zen 5; the 48- and 64-lane test kernels): 13 MiB of
+/// 52 messages of 240 to 272 KiB, whole blocks and not.
+#[test]
+#[cfg_attr(miri, ignore = "a batch of 13 MiB")]
+fn kernels_batches_from_memory() {
+    let mut rng = Rng(0x6d75_6c74_690b);
+    let inputs: Vec<Vec<u8>> = (0..52)
+        .map(|i| {
+            let n = (240 << 10) + rng.below(32 << 10);
+            rng.bytes(if i % 3 == 0 { n & !63 } else { n })
+        })
+        .collect();
+    for_each_kernel(|k| {
+        if k.memory_lanes() < k.lanes() {
+            check(k, &inputs);
+        }
+    });
+}
+
 /// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
 /// 128) in one batch, forwards and backwards, so each length meets
 /// others in the same kernel call.
