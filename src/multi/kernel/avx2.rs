@@ -56,9 +56,12 @@ impl LaneVector for V8 {
     /// On Zen 3, 128 messages of 7 MiB ran 1.36-1.53x faster with each
     /// lane's line 512 bytes ahead asked for (256 and 1,024 about as much,
     /// 4,096 1.18x), now ahead of md5-many's 8 lanes, 24 of 1 MiB 1.07x;
-    /// 1 GiB in 8 MiB ETag parts was unchanged (0.97-1.02x). Other kernels
-    /// were not measured with it.
-    const PREFETCH_AHEAD: usize = 512;
+    /// 1 GiB in 8 MiB ETag parts was unchanged (0.97-1.02x). (AVX-512's
+    /// asks on AMD only; SSE2's and NEON's were not measured with it.)
+    #[inline(always)]
+    fn prefetch_ahead() -> usize {
+        512
+    }
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {

@@ -376,11 +376,12 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     // Long calls only (128 KiB a lane or more): shorter messages tend to
     // lie in cache, where the prefetches cost time (4% on Zen 3's AVX2
     // over 8 to 64 KiB messages).
-    let ahead = V::PREFETCH_AHEAD > 0 && blocks >= 2048;
+    let distance = V::prefetch_ahead();
+    let ahead = distance > 0 && blocks >= 2048;
     for blk in 0..blocks {
         if ahead {
             for &p in &ptrs[..V::LANES * G] {
-                prefetch(p.wrapping_add(64 * blk + V::PREFETCH_AHEAD));
+                prefetch(p.wrapping_add(64 * blk + distance));
             }
         }
         // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at

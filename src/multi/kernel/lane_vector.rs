@@ -65,9 +65,13 @@ pub(super) trait LaneVector: Copy {
     const I_BY_SUB: bool = false;
 
     /// How far ahead of each lane's block, in bytes, the body asks for
-    /// the cache line on long calls (0: it does not): where the hardware
-    /// prefetchers lose track of that many lanes' streams from memory.
-    const PREFETCH_AHEAD: usize = 0;
+    /// the cache line on long calls on this CPU (0: it does not): where the
+    /// hardware prefetchers lose track of that many lanes' streams from
+    /// memory. Asked once a call.
+    #[inline(always)]
+    fn prefetch_ahead() -> usize {
+        0
+    }
 
     /// Every lane `x`.
     ///
