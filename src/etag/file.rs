@@ -22,9 +22,17 @@ use super::{checked_parts, Composer, Etag, MAX_PARTS};
 use crate::multi::{self, Lanes};
 use std::{fs::File, io, sync::mpsc, vec, vec::Vec};
 
-/// Bytes a part reads a round: one page, so that a set's buffer (96 KiB for
-/// AVX2's 24 lanes, 256 KiB for AVX-512's widest 64) stays in L2.
+/// Bytes a part reads a round: one page, so that a set's buffer (97 KiB for
+/// AVX2's 24 lanes, 260 KiB for AVX-512's widest 64) stays in L2.
 const CHUNK: usize = 4096;
+
+/// Bytes between one part's slot of the round buffer and the next beyond
+/// its page: a cache line, so that the lanes' blocks do not all fall in one
+/// L1 set (`multi/scheduler/stagger.rs`). On AMD Zen 5, 64 `Lanes` of 4
+/// KiB chunks ran at 0.69 of their speed with the chunks 4 KiB apart
+/// against 4,160 (0.56 at 16 KiB, 0.96 with 32 lanes); on the Intel Xeon
+/// (family 6 model 207), 32 lanes, no difference (benches/RESULTS.md).
+const SLOT_SKEW: usize = 64;
 
 /// How far ahead of each part's reads the OS is asked to read it, where it
 /// takes such a hint: with a cold page cache, the kernel's own readahead
@@ -43,7 +51,7 @@ const AHEAD: u64 = 256 << 10;
 /// parts than one set of lanes, the sets are shared out between up to
 /// [`std::thread::available_parallelism`] threads scoped to the call (the
 /// calling thread does it all where threads cannot start). Each thread
-/// holds a buffer of one page per lane (96 KiB with AVX2), whatever the
+/// holds a buffer of one page per lane (97 KiB with AVX2), whatever the
 /// file's size.
 ///
 /// The file's length is taken from its metadata when the call starts.
@@ -114,6 +122,12 @@ impl Shape {
             ahead: AHEAD,
         }
     }
+
+    /// The bytes of a thread's round buffer: a slot per lane, each a chunk
+    /// and [`SLOT_SKEW`].
+    fn buffer_len(&self) -> usize {
+        self.lanes * (self.chunk + SLOT_SKEW)
+    }
 }
 
 /// [`multipart_file`] with at most `max_parts` parts, read as `shape`
@@ -152,7 +166,7 @@ pub(super) fn hash_file(
         Some(Some(done)) => done?,
         // One thread, or threads could not start.
         _ => {
-            let mut buf = vec![0u8; shape.lanes * shape.chunk];
+            let mut buf = vec![0u8; shape.buffer_len()];
             let mut composer = Composer::new();
             for set in 0..sets.count() {
                 sets.hash(file, set, &mut buf)?.push_to(&mut composer);
@@ -191,8 +205,8 @@ impl Sets {
         self.parts.div_ceil(self.shape.lanes as u64)
     }
 
-    /// Reads and hashes set `set`, with `buf` (`lanes * chunk` bytes) for
-    /// the rounds.
+    /// Reads and hashes set `set`, with `buf` ([`Shape::buffer_len`]
+    /// bytes) for the rounds.
     fn hash(&self, file: &File, set: u64, buf: &mut [u8]) -> io::Result<SetDigests> {
         let Shape {
             lanes: width,
@@ -223,7 +237,7 @@ impl Sets {
             // blocks, and the bytes after them (only at the part's end).
             let mut blocks: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
             let mut tails: [Option<&[u8]>; Lanes::MAX] = [None; Lanes::MAX];
-            let mut slots = buf.chunks_exact_mut(chunk);
+            let mut slots = buf.chunks_exact_mut(chunk + SLOT_SKEW);
             for lane in 0..count {
                 let slot = slots.next().expect("a slot per lane");
                 if done[lane] > part_len[lane] {
@@ -269,7 +283,7 @@ fn on_threads(file: &File, sets: &Sets, threads: usize) -> Option<io::Result<Com
             // One set ahead of the composer, at most, per thread.
             let (tx, rx) = mpsc::sync_channel::<io::Result<SetDigests>>(1);
             let worker = move || {
-                let mut buf = vec![0u8; sets.shape.lanes * sets.shape.chunk];
+                let mut buf = vec![0u8; sets.shape.buffer_len()];
                 for set in (t as u64..sets.count()).step_by(threads) {
                     let digests = sets.hash(file, set, &mut buf);
                     let failed = digests.is_err();
