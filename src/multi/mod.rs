@@ -80,7 +80,9 @@
 //! single-stream backend once per message. Interleaved groups hide the
 //! latency of MD5's step chain; when fewer lanes have work, the kernel runs
 //! fewer groups (on AMD Zen 4, up to 24 busy lanes run in groups of 8 on
-//! 256-bit registers, and sets of short messages in three groups of 16).
+//! 256-bit registers, and sets of short messages in three groups of 16; on
+//! Zen 5, batches of long messages past 6 MiB in two, 32 lanes, which
+//! memory feeds better than 64).
 //! With AVX-512BW, sets of rows of up to 247 bytes are read straight from
 //! the caller's memory by masked loads, which read nothing past a row,
 //! with no copy. The `force-soft` feature and `--cfg md5_backend="soft"`

@@ -71,11 +71,7 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         }
         return;
     }
-    let width = match kernel.memory_lanes() < kernel.lanes() && streams_from_memory(source) {
-        true => kernel.memory_lanes(),
-        false => kernel.lanes(),
-    };
-    let mut sched = Scheduler::new(kernel, width, start);
+    let mut sched = Scheduler::new(kernel, start);
     sched.past_cache = stream::past_cache(size_of_val(out));
     let mut queue = Queue::new(source, sched.width);
     loop {
@@ -84,6 +80,11 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         if sched.busy() == 0 {
             if sched.run_direct(source, &mut queue, out) {
                 continue;
+            }
+            if !sched.sized {
+                // The first set from the queue: its window tells.
+                let mean = queue.mean_len();
+                sched.size_for(&mut queue, mean, source.count());
             }
             let set = queue.take_set();
             match set.len() {
@@ -124,28 +125,16 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
     }
 }
 
-/// Messages of a batch read to tell whether it streams from memory.
-const SAMPLE: usize = 1024;
-
-/// Whether `source` holds long messages (over a lane's buffer on average)
-/// adding up to more than the caches keep: more than 12 MiB, judged from
-/// its first [`SAMPLE`] messages' lengths. On Zen 5 (32 MiB of L3), four
-/// AVX-512 groups ran 0.98–1.22x two over 12 MiB of 64 or 192 KiB
-/// messages, 0.88–0.90x over 14 MiB and 0.60–0.81x over 16 MiB
-/// (`kernel::avx512::memory_groups`). Rows keep the full width: a batch
-/// of them is read as one stream.
-pub(super) fn streams_from_memory<'a, S: Source<'a>>(source: &S) -> bool {
-    use source::Message;
-    const LIMIT: usize = 12 << 20;
-    let count = source.count();
-    let sample = count.min(SAMPLE);
-    let mut bytes = 0usize;
-    for i in 0..sample {
-        bytes = bytes.saturating_add(source.get(i).len());
-        if bytes > LIMIT {
-            return true;
-        }
-    }
-    let mean = bytes / sample.max(1);
+/// Whether `count` messages of `mean` bytes on average, long ones (over
+/// a lane's buffer), add up to more than the caches keep for them: more
+/// than 6 MiB. On Zen 5 (a VM's share of 32 MiB of L3), four AVX-512
+/// groups over two (`kernel::avx512::memory_groups`), in a quiet hour:
+/// 4 MiB 1.16x, 8 MiB 1.13x, 12 MiB 0.98–1.22x, 14 MiB 0.88–0.90x, 16 MiB
+/// 0.60–0.81x; in a busier one: 4 MiB 1.13x, 6 MiB 0.95x, 8 MiB 0.70x, 10
+/// MiB 0.88x, 12 MiB 0.52–0.57x. Two groups lose at most 13% in the
+/// caches, four up to half from memory, hence the lower mark. Rows keep
+/// the full width: a batch of them is read as one stream.
+pub(super) fn streams_from_memory(mean: usize, count: usize) -> bool {
+    const LIMIT: usize = 6 << 20;
     mean > state::BUF && mean.saturating_mul(count) > LIMIT
 }

@@ -157,6 +157,23 @@ impl<'s, 'a, S: Source<'a>> Queue<'s, 'a, S> {
         sort(self.written(0..self.end));
     }
 
+    /// Takes sets of `width` messages from now on (fewer than before).
+    pub(super) fn set_width(&mut self, width: usize) {
+        debug_assert!(width <= self.width && WINDOW.is_multiple_of(width));
+        self.width = width;
+    }
+
+    /// The mean padded length in bytes of the messages in the window,
+    /// refilled first if empty (0 for none).
+    pub(super) fn mean_len(&mut self) -> usize {
+        if self.head == self.end && self.taken < self.source.count() {
+            self.refill();
+        }
+        let window = self.written(self.head..self.end);
+        let blocks: usize = window.iter().map(|e| e.blocks).sum();
+        64 * blocks / window.len().max(1)
+    }
+
     /// The next `width` messages, most blocks first; fewer (perhaps none)
     /// only when they are the last.
     pub(super) fn take_set(&mut self) -> &[Entry<S::Message>] {

@@ -68,6 +68,11 @@ impl<'a> Scheduler<'a> {
         let first = *read[0].write(source.get(base));
         let len = first.len();
         let blocks = padded_blocks(len);
+        // A batch whose first set starts with a long message is judged by
+        // it (as if all were as long) before the set's width is taken.
+        if !self.sized && blocks > BUF_BLOCKS {
+            self.size_for(queue, len, source.count());
+        }
         let equal = S::Message::PLAIN && len >= 64 && len.is_multiple_of(64);
         // Longer messages of one length with an end, up to 4 KiB: their
         // whole blocks in place, then their ends copied (`run_tailed`).

@@ -2,7 +2,8 @@
 //! is, and the lanes' buffers. `mod.rs` runs the batch loop over it;
 //! `start.rs`, `step.rs`, `sets.rs` and `stagger.rs` are its steps.
 
-use super::source::Start;
+use super::queue::Queue;
+use super::source::{Source, Start};
 use crate::multi::kernel::Kernel;
 use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
@@ -50,6 +51,11 @@ pub(super) enum StretchIn {
 pub(super) struct Scheduler<'a> {
     pub(super) kernel: Kernel,
     pub(super) width: usize,
+    /// The width for a batch that streams from memory
+    /// ([`Kernel::memory_lanes`]), and whether the batch was judged yet
+    /// ([`Scheduler::size_for`]; from the start where the two widths agree).
+    pub(super) memory_width: usize,
+    pub(super) sized: bool,
     /// Lanes of a set of short messages hashed at once
     /// ([`Kernel::short_lanes`]): `width` or more.
     pub(super) short_width: usize,
@@ -97,14 +103,16 @@ pub(super) struct Scheduler<'a> {
 }
 
 impl<'a> Scheduler<'a> {
-    /// A scheduler running `width` lanes of `kernel` ([`Kernel::lanes`],
-    /// or [`Kernel::memory_lanes`]).
-    pub(super) fn new(kernel: Kernel, width: usize, start: Start) -> Self {
+    pub(super) fn new(kernel: Kernel, start: Start) -> Self {
+        let width = kernel.lanes();
+        let memory_width = kernel.memory_lanes();
         let short_width = kernel.short_lanes();
         debug_assert!(width <= short_width && short_width <= MAX_LANES && MAX_LANES <= 64);
         Self {
             kernel,
             width,
+            memory_width,
+            sized: memory_width >= width,
             short_width,
             rows_in_registers: kernel.builds_rows(),
             past_cache: false,
@@ -125,6 +133,25 @@ impl<'a> Scheduler<'a> {
             shared_pad_words: [0; 16],
             shared_pad_len: None,
             _inputs: core::marker::PhantomData,
+        }
+    }
+
+    /// Once a batch, with every lane idle, before its first set: narrows
+    /// the scheduler and `queue` to [`Kernel::memory_lanes`] if `count`
+    /// messages of `mean` bytes stream from memory
+    /// ([`streams_from_memory`](super::streams_from_memory)).
+    pub(super) fn size_for<'s, S: Source<'a>>(
+        &mut self,
+        queue: &mut Queue<'s, 'a, S>,
+        mean: usize,
+        count: usize,
+    ) {
+        debug_assert!(self.busy() == 0 && !self.sized);
+        self.sized = true;
+        if super::streams_from_memory(mean, count) {
+            self.width = self.memory_width;
+            self.idle = u64::MAX >> (64 - self.width);
+            queue.set_width(self.width);
         }
     }
 

@@ -245,42 +245,40 @@ fn kernels_batches_past_the_caches() {
 }
 
 /// Which batches run at the width for memory (`Kernel::memory_lanes`):
-/// long messages of more than 12 MiB in all, not fewer bytes, not rows.
+/// long messages of more than 6 MiB in all, not fewer bytes, not rows.
 #[test]
-#[cfg_attr(miri, ignore = "batches of 16 MiB")]
 fn batches_from_memory() {
     use crate::multi::scheduler::from_memory;
-    let data = vec![0u8; 16 << 20];
-    let parts = |len: usize| data.chunks(len).collect::<Vec<_>>();
-    assert!(from_memory(&Slices(&parts(256 << 10))), "64 × 256 KiB");
-    assert!(from_memory(&Slices(&parts(7 << 20)[..2])), "2 × 7 MiB");
-    // The first 1024 messages hold 4 MiB, and say what the rest hold.
-    assert!(from_memory(&Slices(&parts(4096))), "4,096 × 4 KiB");
-    assert!(!from_memory(&Slices(&parts(64 << 10)[..192])), "12 MiB");
-    assert!(!from_memory(&Slices(&parts(64 << 10)[..64])), "4 MiB");
-    assert!(
-        !from_memory(&Slices(&vec![&data[..32]; 1 << 20])),
-        "32-byte rows"
-    );
-    assert!(!from_memory(&Slices(&[] as &[&[u8]])), "nothing");
+    assert!(from_memory(256 << 10, 64), "64 × 256 KiB");
+    assert!(from_memory(7 << 20, 2), "2 × 7 MiB");
+    assert!(from_memory(4096, 4096), "4,096 × 4 KiB");
+    assert!(from_memory(64 << 10, 97), "6 MiB and a part");
+    assert!(!from_memory(64 << 10, 96), "6 MiB");
+    assert!(!from_memory(64 << 10, 64), "4 MiB");
+    assert!(!from_memory(32, 1 << 20), "32-byte rows");
+    assert!(!from_memory(0, 0), "nothing");
 }
 
-/// A batch past the caches at the width for memory, where a kernel has
-/// one (AVX-512 on Zen 5; the 48- and 64-lane test kernels): 13 MiB of
-/// 52 messages of 240 to 272 KiB, whole blocks and not.
+/// Batches past the caches at the width for memory, where a kernel has
+/// one (AVX-512 on Zen 5; the 48- and 64-lane test kernels): 13 MiB of 52
+/// messages of 240 to 272 KiB, whole blocks and not, judged by the first
+/// (mixed, so from the queue's window); then 80 equal ones, judged by the
+/// first direct set.
 #[test]
-#[cfg_attr(miri, ignore = "a batch of 13 MiB")]
+#[cfg_attr(miri, ignore = "batches of 13 to 20 MiB")]
 fn kernels_batches_from_memory() {
     let mut rng = Rng(0x6d75_6c74_690b);
-    let inputs: Vec<Vec<u8>> = (0..52)
+    let mixed: Vec<Vec<u8>> = (0..52)
         .map(|i| {
             let n = (240 << 10) + rng.below(32 << 10);
             rng.bytes(if i % 3 == 0 { n & !63 } else { n })
         })
         .collect();
+    let equal: Vec<Vec<u8>> = (0..80).map(|_| rng.bytes(256 << 10)).collect();
     for_each_kernel(|k| {
         if k.memory_lanes() < k.lanes() {
-            check(k, &inputs);
+            check(k, &mixed);
+            check(k, &equal);
         }
     });
 }
