@@ -267,6 +267,15 @@ fn batches_from_memory() {
 #[test]
 #[cfg_attr(miri, ignore = "batches of 13 to 20 MiB")]
 fn kernels_batches_from_memory() {
+    let mut kernels = Vec::new();
+    for_each_kernel(|k| {
+        if k.memory_lanes() < k.lanes() {
+            kernels.push(k);
+        }
+    });
+    if kernels.is_empty() {
+        return; // off x86_64: every kernel keeps one width
+    }
     let mut rng = Rng(0x6d75_6c74_690b);
     let mixed: Vec<Vec<u8>> = (0..52)
         .map(|i| {
@@ -275,12 +284,10 @@ fn kernels_batches_from_memory() {
         })
         .collect();
     let equal: Vec<Vec<u8>> = (0..80).map(|_| rng.bytes(256 << 10)).collect();
-    for_each_kernel(|k| {
-        if k.memory_lanes() < k.lanes() {
-            check(k, &mixed);
-            check(k, &equal);
-        }
-    });
+    for k in kernels {
+        check(k, &mixed);
+        check(k, &equal);
+    }
 }
 
 /// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
