@@ -30,7 +30,12 @@ const MAX_STREAMS: usize = MAX_LANES;
 ///   untouched, so streams that ended (or have not started) simply pass `&[]`.
 ///
 /// Lanes of equal chunk lengths run fastest; give it at least
-/// [`lanes()`](fn@super::lanes) streams to fill the kernel.
+/// [`lanes()`](fn@super::lanes) streams to fill the kernel. Chunks are
+/// hashed where they lie: read into slots of one buffer, put each slot a
+/// cache line (64 bytes) past a multiple of 4 KiB from the last, not
+/// exactly 4 KiB apart, or every lane's block falls in one L1 cache set
+/// (on AMD Zen 5, 64 lanes of 4 KiB chunks so laid ran at 0.69 of their
+/// speed, 16 KiB ones at 0.56).
 ///
 /// ```
 /// use md5::{Digest, Md5};
