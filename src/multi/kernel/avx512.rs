@@ -59,9 +59,9 @@ pub(super) fn detected() -> bool {
 ///   scheduler, 3 and 4 groups at 0.85 / 0.92 of two on 64 × 64 KiB and
 ///   0.92–0.99 on the mixed batches, but 1.14–1.16 on 1000 × 64 B. Two,
 ///   and three for sets of short messages ([`short_groups`]).
-/// * AMD Zen 5, family 0x1A model 2: the raw kernel 8.92 / 4.68 / 4.15 /
-///   3.69 ns; through the scheduler, 2 and 3 groups at 0.98 / 0.86 of four
-///   on 64 × 64 KiB, 0.77 / 0.71 on 64 × 1 KiB, 0.74 / 0.99 on 1000 × 64 B,
+/// * AMD Zen 5, family 0x1A model 2: the raw kernel 8.54 / 4.44 / 3.73 /
+///   3.35 ns; through the scheduler, 2 and 3 groups at 0.87 / 0.80 of four
+///   on 64 × 64 KiB, 0.71 / 0.64 on 64 × 1 KiB, 0.72 / 0.96 on 1000 × 64 B,
 ///   0.92–1.03 on the mixed batches. Four, for batches that stay in the
 ///   caches; those that stream from memory take [`memory_groups`].
 ///
@@ -184,9 +184,9 @@ pub(super) fn amd() -> bool {
     read(&AMD) == 2
 }
 
-/// Makes [`groups`], [`short_groups`] and [`memory_groups`] answer `groups` from now on,
-/// whatever the CPU: so that one machine can run the scheduler at every
-/// AVX-512 width; 0, the rule's answers again. The caller,
+/// Makes [`groups`], [`short_groups`] and [`memory_groups`] answer
+/// `groups` from now on, whatever the CPU: so that one machine can run the
+/// scheduler at every AVX-512 width; 0, the rule's answers again. The caller,
 /// `__bench::set_avx512_groups`, checks that the kernel is built for it.
 pub(crate) fn set_groups(groups: usize) {
     let (groups, short, memory) = match groups {

@@ -25,13 +25,15 @@ use core::mem::MaybeUninit;
 const TAILED_MAX_BLOCKS: usize = 64;
 
 /// How far past each short row built in registers its set asks for the
-/// cache line, in bytes: where the batch lies back to back (a column, slices
-/// of one buffer), rows some sets further on (32 of 32 bytes). The kernel's
-/// masked loads do not draw the hardware prefetchers along. On AMD Zen 5 (family
-/// 0x1A model 2), 1M rows of 32 B in one buffer, best of 1.5 s: 10.3-10.7
-/// ns a row without, 5.0-5.5 at 1,024 bytes ahead, 5.2-5.3 at 2,048, 5.5
-/// at 4,096 (4.7 with all rows in L2); asking for the row 64 rows on by
-/// index instead, 6.1. The same rows in random order: 23 ns either way.
+/// cache line, in bytes: where the batch lies back to back (a column,
+/// slices of one buffer), a row some way on (32 rows of 32 bytes). The
+/// kernel's masked loads do not draw the hardware prefetchers along. On
+/// AMD Zen 5 (family 0x1A model 2), 1M rows of 32 B in one buffer, best of
+/// 1.5 s: 10.3-10.7 ns a row without, 5.0-5.5 at 1,024 bytes ahead,
+/// 5.2-5.3 at 2,048, 5.5 at 4,096 (4.7 with all rows in L2); asking for
+/// the row 64 rows on by index instead, 6.1. The same rows in random
+/// order: 23 ns either way. Rows of 128 and 192 bytes read 27-30 and 55-94
+/// ns from memory against 16 for 128 in L2, with one line a row or two.
 const ROW_PREFETCH_AHEAD: usize = 1024;
 
 impl<'a> Scheduler<'a> {
