@@ -4,6 +4,7 @@
 use crate::consts::STATE_INIT;
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::single::finish_single;
+use crate::multi::scheduler::stagger;
 use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
 
 /// The most streams one [`Lanes`] holds: the widest kernel's lanes
@@ -33,9 +34,12 @@ const MAX_STREAMS: usize = MAX_LANES;
 /// [`lanes()`](fn@super::lanes) streams to fill the kernel. Chunks are
 /// hashed where they lie: read into slots of one buffer, put each slot a
 /// cache line (64 bytes) past a multiple of 4 KiB from the last, not
-/// exactly 4 KiB apart, or every lane's block falls in one L1 cache set
-/// (on AMD Zen 5, 64 lanes of 4 KiB chunks so laid ran at 0.69 of their
-/// speed, 16 KiB ones at 0.56).
+/// exactly 4 KiB apart, or every lane's block falls in one L1 cache set.
+/// Equal chunks laid so are staggered where they are long enough, as
+/// [`digest_many_into`](super::digest_many_into) staggers such messages;
+/// shorter ones are not (on AMD Zen 5, 64 lanes of 4 KiB chunks 4 KiB
+/// apart ran at 0.67 of their speed 4,160 bytes apart, 16 KiB ones at 0.72
+/// staggered).
 ///
 /// ```
 /// use md5::{Digest, Md5};
@@ -176,12 +180,27 @@ impl Lanes {
                         *p = r.as_ptr();
                     }
                 }
-                // SAFETY: `self.kernel` came from `Kernel::detect` or
-                // `Kernel::available`, and the group has at most its width
-                // of lanes. Each lane with data points at `n * 64`
-                // or more bytes of its chunk; every other lane got the
-                // pointer `any` of such a lane.
-                unsafe { self.kernel.compress(&mut st, &ptrs, n, group, None) };
+                // Equal chunks whose starts crowd one L1 set run staggered,
+                // by the scheduler's rule (`scheduler/stagger.rs`).
+                let equal = rest[..group].iter().all(|r| r.len() == 64 * n);
+                let delay = match equal {
+                    true => stagger::delays(self.kernel, &ptrs[..group], n),
+                    false => None,
+                };
+                match delay {
+                    // SAFETY: `self.kernel` came from `Kernel::detect` or
+                    // `Kernel::available`, the group has at most its width
+                    // of lanes, and each points at its chunk of `n` blocks.
+                    Some(delay) => unsafe {
+                        stagger::staggered(self.kernel, &mut st, &saved, &ptrs, n, group, &delay)
+                    },
+                    // SAFETY: `self.kernel` came from `Kernel::detect` or
+                    // `Kernel::available`, and the group has at most its
+                    // width of lanes. Each lane with data points at `n * 64`
+                    // or more bytes of its chunk; every other lane got the
+                    // pointer `any` of such a lane.
+                    None => unsafe { self.kernel.compress(&mut st, &ptrs, n, group, None) },
+                }
                 for (j, r) in rest[..group].iter_mut().enumerate() {
                     if r.is_empty() {
                         // The kernel ran this idle lane over another lane's

@@ -25,7 +25,7 @@
 
 use super::state::Scheduler;
 use crate::multi::kernel::Kernel;
-use crate::multi::state::{LaneStates, MAX_LANES};
+use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// Lanes in one L1 set per block above which lanes are staggered.
@@ -154,51 +154,25 @@ impl Scheduler<'_> {
         delay: &[usize; MAX_LANES],
         pad: Option<&[u32; 16]>,
     ) {
-        let span = used.next_multiple_of(self.kernel.group_lanes());
         let msg = self.ptr;
-        let fresh = self.start.state;
         self.init_state();
-        // Each lane's state once its message is done.
-        let mut done = LaneStates::new();
-        let mut t = 0;
-        while let Some(end) = next_change(t, &delay[..used], blocks) {
-            // A lane in its message reads its block `t - delay`; the others
-            // (and the lanes past `used` the kernel runs) read a running
-            // lane's blocks, if any runs now.
-            let running = |l: usize| (delay[l]..delay[l] + blocks).contains(&t);
-            if let Some(any) = (0..used).find(|&l| running(l)) {
-                let filler = msg[any].wrapping_add(64 * (t - delay[any]));
-                for l in 0..span {
-                    self.ptr[l] = if l < used && running(l) {
-                        msg[l].wrapping_add(64 * (t - delay[l]))
-                    } else {
-                        filler
-                    };
-                }
-                // SAFETY: `self.kernel` came from `Kernel::detect` or
-                // `Kernel::available` (see `digest_batch`), and `1 <= used
-                // <= self.width`. No lane starts or ends in `t..end`, so
-                // each running lane's pointer is block `t - delay` of its
-                // message of `blocks` blocks, with `end - t` blocks after
-                // it; every other lane got one of those pointers.
-                unsafe {
-                    self.kernel
-                        .compress(&mut self.state, &self.ptr, end - t, used, None)
-                };
-            }
-            for (l, &d) in delay[..used].iter().enumerate() {
-                if end <= d {
-                    // Not started: the call's blocks were not its own.
-                    self.state.set(l, fresh);
-                } else if end == d + blocks {
-                    done.set(l, self.state.get(l));
-                }
-            }
-            t = end;
-        }
-        for l in 0..used {
-            self.state.set(l, done.get(l));
-        }
+        let before = self.state;
+        // SAFETY: `self.kernel` came from `Kernel::detect` or
+        // `Kernel::available` (see `digest_batch`), `1 <= used <=
+        // self.width`, and each of the `used` pointers points at a message
+        // of `blocks` whole blocks (the caller, `run_equal`).
+        unsafe {
+            staggered(
+                self.kernel,
+                &mut self.state,
+                &before,
+                &msg,
+                blocks,
+                used,
+                delay,
+            )
+        };
+        let span = used.next_multiple_of(self.kernel.group_lanes());
         self.ptr[..span].fill(msg[0]);
         if pad.is_some() {
             // SAFETY: as above; the call reads no message block (`blocks`
@@ -208,6 +182,66 @@ impl Scheduler<'_> {
                     .compress(&mut self.state, &self.ptr, 0, used, pad)
             };
         }
+    }
+}
+
+/// Hashes the `blocks` whole blocks at `msg[l]` into lane `l` of `state`
+/// for each of the `used` lanes, lane `l` starting `delay[l]` blocks late:
+/// a kernel call per stretch of time in which no lane starts or ends,
+/// lanes outside their blocks hashing a running lane's and then put back
+/// to their state in `before` (or, once done, to their result).
+///
+/// # Safety
+///
+/// `kernel` came from [`Kernel::detect`] or [`Kernel::available`], `1 <=
+/// used <= kernel.max_lanes()`, and `msg[l]` is valid for reads of `blocks
+/// * 64` bytes for each `l < used`.
+pub(crate) unsafe fn staggered(
+    kernel: Kernel,
+    state: &mut LaneStates,
+    before: &LaneStates,
+    msg: &BlockPtrs,
+    blocks: usize,
+    used: usize,
+    delay: &[usize; MAX_LANES],
+) {
+    let span = used.next_multiple_of(kernel.group_lanes());
+    let mut ptr: BlockPtrs = *msg;
+    // Each lane's state once its blocks are done.
+    let mut done = LaneStates::new();
+    let mut t = 0;
+    while let Some(end) = next_change(t, &delay[..used], blocks) {
+        // A lane in its blocks reads its block `t - delay`; the others (and
+        // the lanes past `used` the kernel runs) read a running lane's
+        // blocks, if any runs now.
+        let running = |l: usize| (delay[l]..delay[l] + blocks).contains(&t);
+        if let Some(any) = (0..used).find(|&l| running(l)) {
+            let filler = msg[any].wrapping_add(64 * (t - delay[any]));
+            for (l, p) in ptr[..span].iter_mut().enumerate() {
+                *p = if l < used && running(l) {
+                    msg[l].wrapping_add(64 * (t - delay[l]))
+                } else {
+                    filler
+                };
+            }
+            // SAFETY: the caller vouches for the kernel and `used`. No lane
+            // starts or ends in `t..end`, so each running lane's pointer is
+            // block `t - delay` of its `blocks` blocks, with `end - t`
+            // blocks after it; every other lane got one of those pointers.
+            unsafe { kernel.compress(state, &ptr, end - t, used, None) };
+        }
+        for (l, &d) in delay[..used].iter().enumerate() {
+            if end <= d {
+                // Not started: the call's blocks were not its own.
+                state.set(l, before.get(l));
+            } else if end == d + blocks {
+                done.set(l, state.get(l));
+            }
+        }
+        t = end;
+    }
+    for l in 0..used {
+        state.set(l, done.get(l));
     }
 }
 

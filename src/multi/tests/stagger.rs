@@ -128,3 +128,59 @@ fn stagger_delays() {
     assert!((0..8).all(|x| d[..32].iter().filter(|&&d| d == x).count() == 4));
     set_spread(before);
 }
+
+/// `Lanes` staggers crowded equal chunks by the same rule, forced here:
+/// three rounds of chunks a multiple of 4 KiB apart (from fresh lanes,
+/// then from running ones), one round with a lane's chunk shorter (in
+/// lockstep), then each lane's tail, against `Md5::digest` of each stream.
+#[test]
+fn lanes_staggered_every_kernel() {
+    let mut rng = Rng(0x7374_6167_6703);
+    let (spreads, lens): (&[usize], &[usize]) = if cfg!(miri) {
+        (&[3], &[2])
+    } else {
+        (&[2, 8, 32], &[1, 7, 9, 33])
+    };
+    let apart = 8192;
+    let most = Lanes::MAX;
+    let data = rng.bytes(apart * (most + 4) + 4096);
+    let base = data.as_ptr().align_offset(4096);
+    let before = set_spread(0);
+    for &spread in spreads {
+        set_spread(spread);
+        for_each_kernel(|k| {
+            for count in [2, k.group_lanes() + 1, k.lanes().min(most)] {
+                for &blocks in lens {
+                    let chunk = |lane: usize, round: usize, len: usize| {
+                        &data[base + lane * apart + round * 64 * blocks..][..len]
+                    };
+                    let mut lanes = Lanes::with_kernel(k, count);
+                    let mut streams = vec![Vec::new(); count];
+                    for round in 0..4 {
+                        let chunks: Vec<&[u8]> = (0..count)
+                            .map(|l| {
+                                let short = round == 3 && l == count / 2;
+                                chunk(l, round, 64 * (blocks - usize::from(short)))
+                            })
+                            .collect();
+                        for (s, c) in streams.iter_mut().zip(&chunks) {
+                            s.extend_from_slice(c);
+                        }
+                        lanes.update(&chunks);
+                    }
+                    for (l, s) in streams.iter_mut().enumerate() {
+                        let tail = &data[l * 7..l * 7 + 10];
+                        s.extend_from_slice(tail);
+                        assert_eq!(
+                            lanes.finalize_lane(l, tail)[..],
+                            Md5::digest(&s)[..],
+                            "kernel {}: lane {l} of {count}, {blocks} blocks, spread {spread}",
+                            k.name()
+                        );
+                    }
+                }
+            }
+        });
+    }
+    set_spread(before);
+}
