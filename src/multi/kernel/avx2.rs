@@ -52,6 +52,11 @@ unsafe fn load16(p: *const u8, at: usize) -> __m128i {
 
 impl LaneVector for V8 {
     const LANES: usize = 8;
+
+    /// Measured on Zen 5 only: 64 equal messages of 16 KiB, 16 KiB apart,
+    /// 1.10-1.12x; of 64 KiB, 320 bytes further apart, 1.04x.
+    const LOADS_AHEAD: bool = true;
+
     const I_BY_SUB: bool = true;
     /// On Zen 3, 128 messages of 7 MiB ran 1.36-1.53x faster with each
     /// lane's line 512 bytes ahead asked for (256 and 1,024 about as much,

@@ -239,14 +239,64 @@ impl Step for SharedSums<'_> {
     }
 }
 
-/// The state of `G` groups, rows `a`, `b`, `c`, `d`, stepped with the words
-/// of `X`.
-struct Steps<'x, V, const G: usize, X> {
-    s: [[V; G]; 4],
-    words: &'x X,
+/// What runs at the start of each of a block's four rounds, beside its
+/// steps: nothing, or the loads of the next block ([`NextBlock`]).
+trait AtRound {
+    fn at_round(&mut self, round: usize);
 }
 
-impl<V: LaneVector, const G: usize, X: Words<V>> Step for Steps<'_, V, G, X> {
+impl AtRound for () {
+    #[inline(always)]
+    fn at_round(&mut self, _: usize) {}
+}
+
+/// The next block's words, loaded and transposed a group at a time into a
+/// second buffer while the current block is stepped: group `g` of `G` at
+/// the start of round `4 * g / G`.
+///
+/// Loaded at the block's start, the lines reach the steps late whenever
+/// they come from L2: lanes whose blocks share one L1 set (equal messages
+/// a multiple of 4 KiB apart) evict each other's prefetched lines, and
+/// four groups of steps leave the out-of-order window no room to run the
+/// next block's loads early. On Zen 5 (four groups, 64 lanes), 64 messages
+/// of 4 KiB as far apart took 4.1 ns a lane-block loaded at the start and
+/// 2.8 loaded a round ahead; 320 bytes further apart, 2.8 and 2.5.
+struct NextBlock<'p, V, const G: usize> {
+    rows: *mut [V; 16],
+    ptrs: &'p BlockPtrs,
+    off: usize,
+    /// Whether there is a next block.
+    live: bool,
+}
+
+impl<V: LaneVector, const G: usize> AtRound for NextBlock<'_, V, G> {
+    #[inline(always)]
+    fn at_round(&mut self, round: usize) {
+        for g in 0..G {
+            if self.live && 4 * g / G == round {
+                // SAFETY: `live` means block `off / 64` is below `blocks`,
+                // so `off + 64` bytes are readable at each of the
+                // `V::LANES * G` pointers (`run_blocks`' caller); `rows`
+                // points at the `G` rows of the buffer not being stepped.
+                unsafe {
+                    self.rows
+                        .add(g)
+                        .write(V::load_block(&self.ptrs[V::LANES * g..], self.off))
+                };
+            }
+        }
+    }
+}
+
+/// The state of `G` groups, rows `a`, `b`, `c`, `d`, stepped with the words
+/// of `X`, running `A` at each round's start.
+struct Steps<'x, V, const G: usize, X, A> {
+    s: [[V; G]; 4],
+    words: &'x X,
+    at_round: A,
+}
+
+impl<V: LaneVector, const G: usize, X: Words<V>, A: AtRound> Step for Steps<'_, V, G, X, A> {
     /// One step of every group: `a = b + rotl(a + x + OP(b, c, d), L)`,
     /// where `x` is the message word plus the round constant, and the roles
     /// of the four rows rotate by one each step. What does not depend on
@@ -254,6 +304,9 @@ impl<V: LaneVector, const G: usize, X: Words<V>> Step for Steps<'_, V, G, X> {
     /// otherwise move an add onto the chain.
     #[inline(always)]
     fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize) {
+        if k.is_multiple_of(16) {
+            self.at_round.at_round(k / 16);
+        }
         let a = (4 - k % 4) % 4;
         let (b, c, d) = ((a + 1) % 4, (a + 2) % 4, (a + 3) % 4);
         for g in 0..G {
@@ -273,8 +326,16 @@ impl<V: LaneVector, const G: usize, X: Words<V>> Step for Steps<'_, V, G, X> {
 
 /// The 64 steps over one block of `words`, then the feed-forward.
 #[inline(always)]
-fn block<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], words: &impl Words<V>) {
-    let mut steps = Steps { s: *s, words };
+fn block<V: LaneVector, const G: usize>(
+    s: &mut [[V; G]; 4],
+    words: &impl Words<V>,
+    at_round: impl AtRound,
+) {
+    let mut steps = Steps {
+        s: *s,
+        words,
+        at_round,
+    };
     md5_steps!(steps);
     for g in 0..G {
         for (row, stepped) in s.iter_mut().zip(&steps.s) {
@@ -292,7 +353,7 @@ pub(super) fn compress_words<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4],
     // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC` or
     // `RC_I` (see `compress`).
     let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
-    block(s, &Loaded { m, rc });
+    block(s, &Loaded { m, rc }, ());
 }
 
 /// Compresses `blocks` consecutive blocks from each of `ptrs[..V::LANES *
@@ -372,7 +433,10 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     blocks: usize,
     last: Option<&[u32; 16]>,
 ) {
-    let mut words = core::mem::MaybeUninit::uninit();
+    // Two buffers of words where `V` loads ahead: block `blk`'s in `blk %
+    // 2`, the next one's loaded into the other as `blk` is stepped.
+    let mut words = [const { core::mem::MaybeUninit::<[[V; 16]; G]>::uninit() }; 2];
+    let buf = words.as_mut_ptr();
     // Long calls only (128 KiB a lane or more): shorter messages tend to
     // lie in cache, where the prefetches cost time (4% on Zen 3's AVX2
     // over 8 to 64 KiB messages).
@@ -384,9 +448,16 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
                 prefetch(p.wrapping_add(64 * blk + distance));
             }
         }
-        // SAFETY: `(blk + 1) * 64 <= blocks * 64` bytes are readable at
-        // each of the `V::LANES * G` pointers (caller).
-        let m: &[[V; 16]; G] = unsafe { load_blocks(&mut words, ptrs, blk * 64) };
+        let cur = if V::LOADS_AHEAD { blk % 2 } else { 0 };
+        if blk == 0 || !V::LOADS_AHEAD {
+            // SAFETY: `cur < 2`, a buffer of `words`; `(blk + 1) * 64 <=
+            // blocks * 64` bytes are readable at each of the `V::LANES *
+            // G` pointers (the caller).
+            unsafe { load_blocks(&mut *buf.add(cur), ptrs, blk * 64) };
+        }
+        // SAFETY: buffer `cur` was written whole for this block, just
+        // above or by the previous block's `NextBlock`.
+        let m: &[[V; 16]; G] = unsafe { (*buf.add(cur)).assume_init_ref() };
         // The round constants, read through a pointer LLVM cannot see
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every
@@ -394,7 +465,15 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
         // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC`
         // or `RC_I`.
         let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
-        block(s, &Loaded { m, rc });
+        let next = NextBlock::<V, G> {
+            // SAFETY: `(blk + 1) % 2 < 2`: the buffer of `words` that `m`
+            // does not borrow.
+            rows: unsafe { buf.add((blk + 1) % 2) }.cast(),
+            ptrs,
+            off: (blk + 1) * 64,
+            live: V::LOADS_AHEAD && blk + 1 < blocks,
+        };
+        block(s, &Loaded { m, rc }, next);
     }
 
     if let Some(words) = last {
@@ -406,7 +485,7 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
         md5_steps!(sums);
         // SAFETY: `opaque(0)` is 0: the pointer is `mk`'s 64 words.
         let mk = unsafe { sums.mk.as_ptr().add(opaque(0)) };
-        block(s, &Shared { mk });
+        block(s, &Shared { mk }, ());
     }
 }
 
