@@ -18,10 +18,14 @@
 //! lockstep (0.92–1.03) and lost to staggering (0.79–0.80), and 64 KiB
 //! messages lost to the idle blocks what they gained. On AMD Zen 3 the
 //! AVX2 kernel lost in lockstep (0.68-0.71) and ran at 1.08 staggered.
-//! On AMD Zen 5, whose AVX-512 kernel runs 64 lanes, 64 KiB messages lost
-//! 0.60-0.78 in lockstep and 0.90-1.04 staggered
-//! ([`AVX512_WIDE_BLOCKS_PER_DELAY`]). Hence the rule in [`spread`]; the figures:
-//! benches/RESULTS.md, "Equal messages 4 KiB apart".
+//! On AMD Zen 5, whose AVX-512 kernel runs 64 lanes, lockstep lost
+//! nothing once the kernel loaded each block a round ahead
+//! (`kernel/body.rs`, `NextBlock`): 64 equal messages as many bytes apart,
+//! 4 KiB to 256 KiB, ran at 0.95-1.01 of the same 320 bytes further along,
+//! while staggering cost up to 0.40 at 4 KiB and, by the rule that staggered
+//! sets of more than 32 lanes before, 0.89-0.94 at 32 and 64 KiB. Hence the
+//! rule in [`spread`]; the figures: benches/RESULTS.md, "Equal messages 4
+//! KiB apart".
 
 use super::state::Scheduler;
 use crate::multi::kernel::Kernel;
@@ -35,18 +39,6 @@ const CROWD: usize = 4;
 /// lockstep on AVX-512, unless a spread is forced.
 #[cfg(md5_sse2)]
 const AVX512_MIN_BLOCKS_PER_DELAY: usize = 128;
-
-/// Blocks per delay for sets of more than 32 AVX-512 lanes (four groups,
-/// Zen 5, in the caches: `kernel::avx512::memory_groups`), which take 32
-/// delays where that allows, else eight. 64 equal messages as many bytes
-/// apart, best of five, aligned over the same 320 bytes further along, in
-/// lockstep / eight delays / 32: 4 KiB 0.65 / 0.66 / 0.40, 16 KiB 0.57 /
-/// 0.83 / 0.78, 32 KiB 0.73 / 0.94 / 0.93, 64 KiB 0.60–0.78 / 0.85–0.98 /
-/// 0.90–1.04 (AMD Zen 5, family 0x1A model 2). Eight delays keep at most
-/// eight of 64 lanes in an L1 set (12 ways), for 7 idle blocks a lane:
-/// from 112 blocks (7 KiB) on; 32 from 496 (31 KiB).
-#[cfg(md5_sse2)]
-const AVX512_WIDE_BLOCKS_PER_DELAY: usize = 16;
 
 /// The same for AVX2 where it staggers: on Zen 3, equal messages as many
 /// bytes apart ran staggered at 0.70x lockstep's speed at 4 KiB, 0.85x at
@@ -68,23 +60,17 @@ pub(crate) fn set_spread(spread: usize) -> usize {
 /// How many distinct delays a set of `lanes` lanes of `kernel` takes for
 /// messages of `blocks` blocks (1: none), and the blocks a message needs
 /// per delay (0 when forced). By measurement (see the module's notes): 32
-/// delays for AVX-512's lanes, eight for sets of more than 32 lanes too
-/// short for 32 ([`AVX512_WIDE_BLOCKS_PER_DELAY`]), one for each of
-/// AVX2's on AMD (`avx2::staggers`); none elsewhere.
+/// delays for AVX-512's lanes in sets of up to 32 (measured on Intel and
+/// Zen 4 before the kernel loaded a block ahead), none for wider sets (Zen
+/// 5's four groups), one for each of AVX2's on AMD (`avx2::staggers`);
+/// none elsewhere.
 #[inline(always)]
 fn spread(kernel: Kernel, lanes: usize, blocks: usize) -> (usize, usize) {
     let _ = (lanes, blocks);
     match FORCED.load(Relaxed) {
         0 => match kernel {
             #[cfg(md5_sse2)]
-            Kernel::Avx512 if lanes > 32 => {
-                let spread = if blocks >= 31 * AVX512_WIDE_BLOCKS_PER_DELAY {
-                    32
-                } else {
-                    8
-                };
-                (spread, AVX512_WIDE_BLOCKS_PER_DELAY)
-            }
+            Kernel::Avx512 if lanes > 32 => (1, 0),
             #[cfg(md5_sse2)]
             Kernel::Avx512 => (32, AVX512_MIN_BLOCKS_PER_DELAY),
             #[cfg(md5_sse2)]
