@@ -30,8 +30,9 @@ const CHUNK: usize = 4096;
 /// its page: a cache line, so that the lanes' blocks do not all fall in one
 /// L1 set (`multi/scheduler/stagger.rs`). On AMD Zen 5, 64 `Lanes` of 4
 /// KiB chunks ran at 0.69 of their speed with the chunks 4 KiB apart
-/// against 4,160 (0.56 at 16 KiB, 0.96 with 32 lanes); on the Intel Xeon
-/// (family 6 model 207), 32 lanes, no difference (benches/RESULTS.md).
+/// against 4,160 (0.56 at 16 KiB, 0.96 with 32 lanes), and at 0.92 once
+/// the kernel loaded each block a round ahead; on the Intel Xeon (family
+/// 6 model 207), 32 lanes, no difference (benches/RESULTS.md).
 const SLOT_SKEW: usize = 64;
 
 /// How far ahead of each part's reads the OS is asked to read it, where it
