@@ -21,7 +21,7 @@
 //! On AMD Zen 5, whose AVX-512 kernel runs 64 lanes, lockstep lost
 //! nothing once the kernel loaded each block a round ahead
 //! (`kernel/body.rs`, `NextBlock`): 64 equal messages as many bytes apart,
-//! 4 KiB to 256 KiB, ran at 0.95-1.01 of the same 320 bytes further along,
+//! 4 KiB to 256 KiB, ran at 0.89-1.02 of the same 320 bytes further along,
 //! while staggering cost up to 0.40 at 4 KiB and, by the rule that staggered
 //! sets of more than 32 lanes before, 0.89-0.94 at 32 and 64 KiB. Hence the
 //! rule in [`spread`]; the figures: benches/RESULTS.md, "Equal messages 4
