@@ -14,21 +14,26 @@ use crate::multi::scheduler::copy::prefetch;
 use crate::multi::state::{BlockPtrs, LaneStates};
 
 /// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
-/// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`).
+/// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`); each
+/// round of sixteen opens with `$x.round(r)` ([`Step::round`]).
 macro_rules! md5_steps {
     ($x:ident) => {
+        $x.round(0);
         md5_steps!(@quad $x, F, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
         md5_steps!(@quad $x, F, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
         md5_steps!(@quad $x, F, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
         md5_steps!(@quad $x, F, 12, [12, 13, 14, 15], [7, 12, 17, 22]);
+        $x.round(1);
         md5_steps!(@quad $x, G, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
         md5_steps!(@quad $x, G, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
         md5_steps!(@quad $x, G, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
         md5_steps!(@quad $x, G, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
+        $x.round(2);
         md5_steps!(@quad $x, H, 32, [5, 8, 11, 14], [4, 11, 16, 23]);
         md5_steps!(@quad $x, H, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
         md5_steps!(@quad $x, H, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
         md5_steps!(@quad $x, H, 44, [9, 12, 15, 2], [4, 11, 16, 23]);
+        $x.round(3);
         md5_steps!(@quad $x, I, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
         md5_steps!(@quad $x, I, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
         md5_steps!(@quad $x, I, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
@@ -173,6 +178,15 @@ trait Step {
     /// Step `k` (0 to 63): round function `OP` (one of [`lane_vector::F`]
     /// to [`lane_vector::I`]), message word `m`, rotation `L`, `R = 32 - L`.
     fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize);
+
+    /// The start of round `round` (0 to 3). Called from four places, not
+    /// from each step: a debug build keeps a stack slot for every inlined
+    /// call's locals, and 64 copies of the next block's loads took
+    /// md5sum's 1 MiB debug worker stack past its end.
+    #[inline(always)]
+    fn round(&mut self, round: usize) {
+        let _ = round;
+    }
 }
 
 /// Where a step's message word and round constant come from: `add_word(a,
@@ -297,6 +311,11 @@ struct Steps<'x, V, const G: usize, X, A> {
 }
 
 impl<V: LaneVector, const G: usize, X: Words<V>, A: AtRound> Step for Steps<'_, V, G, X, A> {
+    #[inline(always)]
+    fn round(&mut self, round: usize) {
+        self.at_round.at_round(round);
+    }
+
     /// One step of every group: `a = b + rotl(a + x + OP(b, c, d), L)`,
     /// where `x` is the message word plus the round constant, and the roles
     /// of the four rows rotate by one each step. What does not depend on
@@ -304,9 +323,6 @@ impl<V: LaneVector, const G: usize, X: Words<V>, A: AtRound> Step for Steps<'_, 
     /// otherwise move an add onto the chain.
     #[inline(always)]
     fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize) {
-        if k.is_multiple_of(16) {
-            self.at_round.at_round(k / 16);
-        }
         let a = (4 - k % 4) % 4;
         let (b, c, d) = ((a + 1) % 4, (a + 2) % 4, (a + 3) % 4);
         for g in 0..G {
