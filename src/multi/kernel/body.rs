@@ -274,7 +274,7 @@ impl AtRound for () {
 /// four groups of steps leave the out-of-order window no room to run the
 /// next block's loads early. On Zen 5 (four groups, 64 lanes), 64 messages
 /// of 4 KiB as far apart took 4.1 ns a lane-block loaded at the start and
-/// 2.8 loaded a round ahead; 320 bytes further apart, 2.8 and 2.5.
+/// 2.8 loaded a round ahead; 64 bytes further apart, 2.8 and 2.5.
 struct NextBlock<'p, V, const G: usize> {
     rows: *mut [V; 16],
     ptrs: &'p BlockPtrs,
