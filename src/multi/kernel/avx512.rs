@@ -62,8 +62,11 @@ pub(super) fn detected() -> bool {
 /// * AMD Zen 5, family 0x1A model 2: the raw kernel 8.54 / 4.44 / 3.73 /
 ///   3.35 ns; through the scheduler, 2 and 3 groups at 0.87 / 0.80 of four
 ///   on 64 × 64 KiB, 0.71 / 0.64 on 64 × 1 KiB, 0.72 / 0.96 on 1000 × 64 B,
-///   0.92–1.03 on the mixed batches. Four, for batches that stay in the
-///   caches; those that stream from memory take [`memory_groups`].
+///   0.92–1.03 on the mixed batches. With each block loaded a round ahead
+///   (`body.rs`, `NextBlock`), 8.54 / 4.37 / 3.15 / 2.69 ns, and 0.81 /
+///   0.76, 0.66 / 0.63, 0.64 / 0.85 and 0.86–1.02. Four, for batches that
+///   stay in the caches; those that stream from memory take
+///   [`memory_groups`].
 ///
 /// The override: `md5::multi::__bench::set_avx512_groups(n)` (1 to 4) makes
 /// every scheduler and `Lanes` made after it run `n` groups in this
