@@ -18,7 +18,9 @@
 mod job;
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
-use job::{Job, Owners};
+use crate::interrupt::{self, Stop, Stopped};
+use crate::steps::STEP_BYTES;
+use job::{Job, Owners, COPY_MAX};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
@@ -29,6 +31,10 @@ use std::sync::mpsc;
 /// chunk's last, partly filled set of lanes costs little; few enough that a
 /// chunk's buffers (about 1.5 MiB, with short rows copied) stay in L2.
 const CHUNK_ROWS: usize = 16 << 10;
+
+/// An iterator's rows longer than this are hashed as they come rather
+/// than copied (a copy would double the memory they take).
+const COPY_ROW_MAX: usize = 8 << 20;
 
 /// The rows of `digest_many`'s argument, in order.
 enum Rows<'py> {
@@ -67,9 +73,10 @@ impl<'py> Rows<'py> {
         })
     }
 
-    /// Reads the next rows into `job`, up to `count` of them: fewer only
-    /// where the rows run out.
-    fn read(&mut self, count: usize, job: &mut Job, owners: &mut Owners<'py>) -> PyResult<()> {
+    /// Reads the next rows into `job` until it holds a chunk's rows (or
+    /// copied bytes); false once the rows have run out.
+    fn read(&mut self, job: &mut Job, owners: &mut Owners<'py>) -> PyResult<bool> {
+        let count = CHUNK_ROWS - job.len();
         let end = |next: &usize| next.saturating_add(count);
         match self {
             Rows::List { list, next } => {
@@ -80,7 +87,7 @@ impl<'py> Rows<'py> {
                 let mut len = list.len();
                 while *next < end {
                     if *next >= len {
-                        break;
+                        return Ok(false);
                     }
                     // SAFETY: `list` is a live list (the `Bound` holds a
                     // reference, and proves the GIL held) and `next` is
@@ -98,36 +105,54 @@ impl<'py> Rows<'py> {
                         )
                     }?;
                     let plain = row.is_exact_instance_of::<PyBytes>();
-                    push(job, owners, *next, row)?;
+                    push(job, owners, *next, row, Held::BySequence)?;
                     if !plain {
                         len = list.len();
                     }
                     *next += 1;
                 }
+                Ok(*next < len)
             }
             Rows::Tuple { tuple, next } => {
                 let end = end(next).min(tuple.len());
                 while *next < end {
                     // A tuple keeps its items as long as it lives.
-                    push(job, owners, *next, tuple.get_borrowed_item(*next)?)?;
+                    let row = tuple.get_borrowed_item(*next)?;
+                    push(job, owners, *next, row, Held::BySequence)?;
                     *next += 1;
                 }
+                Ok(*next < tuple.len())
             }
             Rows::Iter { iter, next } => {
                 let end = end(next);
-                while *next < end {
-                    let Some(row) = iter.next() else { break };
-                    push(job, owners, *next, row?.as_borrowed())?;
+                while *next < end && !job.is_full() {
+                    let Some(row) = iter.next() else {
+                        return Ok(false);
+                    };
+                    push(job, owners, *next, row?.as_borrowed(), Held::ByIterator)?;
                     *next += 1;
                 }
+                Ok(true)
             }
         }
-        Ok(())
     }
 }
 
-/// Reads row `index` into `job`, keeping its owner in `owners` if it is
-/// read in place: `TypeError` naming the row if it is not a buffer.
+/// Who holds a row once it is read.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Held {
+    /// The list or tuple it was read from: its bytes may be read in
+    /// place while the call lasts.
+    BySequence,
+    /// Perhaps no one: an iterator may refill the same buffer for its next
+    /// row, so the row's bytes are copied (or hashed) before it is asked
+    /// for the next.
+    ByIterator,
+}
+
+/// Reads row `index` into `job`: copied if short, in place if held by a
+/// sequence (its owner kept in `owners`), else copied or hashed at once.
+/// `TypeError` naming the row if it is not a buffer.
 ///
 /// `row` may be borrowed from a list: a reference to it is taken before
 /// anything that could change the list (Python code) runs.
@@ -136,27 +161,50 @@ fn push<'py>(
     owners: &mut Owners<'py>,
     index: usize,
     row: Borrowed<'_, 'py, PyAny>,
+    held: Held,
 ) -> PyResult<()> {
     // Exactly `bytes`: a subclass may export other bytes (`__buffer__`).
+    // Immutable, so a reference keeps its bytes as they are.
     if row.is_exact_instance_of::<PyBytes>() {
         // SAFETY: its type was checked just above: exactly `bytes`.
         let row = unsafe { row.cast_unchecked::<PyBytes>() };
         let bytes = bytes_of(&row);
-        if !job.copy(bytes) {
+        if bytes.len() <= COPY_MAX {
+            job.copy(bytes);
+        } else {
             job.in_place(bytes);
             owners.bytes.push(row.to_owned());
         }
+        return Ok(());
+    }
+    // A buffer exporter may run Python code.
+    let row = row.to_owned();
+    let py = row.py();
+    let view = BufferView::get(&row).map_err(|e| name_row(py, index, e))?;
+    let bytes = view.as_slice();
+    if bytes.len() <= COPY_MAX || (held == Held::ByIterator && bytes.len() <= COPY_ROW_MAX) {
+        job.copy(bytes);
+    } else if held == Held::BySequence {
+        job.in_place(bytes);
+        owners.views.push(view);
     } else {
-        // A buffer exporter may run Python code.
-        let row = row.to_owned();
-        let view = BufferView::get(&row).map_err(|e| name_row(row.py(), index, e))?;
-        let bytes = view.as_slice();
-        if !job.copy(bytes) {
-            job.in_place(bytes);
-            owners.views.push(view);
-        }
+        job.hashed(digest_now(py, bytes)?);
     }
     Ok(())
+}
+
+/// The digest of one long row, hashed at once, interruptibly.
+fn digest_now(py: Python<'_>, row: &[u8]) -> PyResult<[u8; 16]> {
+    let mut out = [[0u8; 16]];
+    interrupt::run(py, |stop| crate::steps::digest_rows(&[row], &mut out, stop))?
+        .map_err(|Stopped| stopped())?;
+    Ok(out[0])
+}
+
+/// Not reached: work stops only when `interrupt` raises a signal's
+/// exception, which is returned instead.
+fn stopped() -> PyErr {
+    pyo3::exceptions::PyRuntimeError::new_err("md5x: stopped")
 }
 
 /// The bytes of a `bytes` object, read with one call (`as_bytes` makes
@@ -198,41 +246,37 @@ fn name_row(py: Python<'_>, index: usize, err: PyErr) -> PyErr {
 /// Hashes `rows` a chunk at a time, handing each chunk's digests, in
 /// order, to `emit`.
 ///
-/// One chunk is hashed here, with the GIL released. From two on, a thread
+/// One chunk is hashed here, with the GIL released (on a thread of its
+/// own if it is long work, so that Ctrl-C is seen). From two on, a thread
 /// hashes each chunk while this one, which needs the GIL for it, reads the
 /// next chunk and emits the one before: reading rows and making the
 /// result's objects take longer than hashing short rows, and now hide it.
-/// This thread waits for the hashing with the GIL released.
+/// This thread waits for the hashing with the GIL released, looking for a
+/// pending signal; at one, the hashing thread stops within a step.
 fn for_each_chunk<'py>(
     py: Python<'py>,
     rows: &mut Rows<'py>,
     mut emit: impl FnMut(&[[u8; 16]]) -> PyResult<()>,
 ) -> PyResult<()> {
-    let mut fill =
-        |job: &mut Job, owners: &mut Owners<'py>| rows.read(CHUNK_ROWS - job.len(), job, owners);
-    let hash_here = |job: &mut Job| {
-        if job.work() >= GIL_MINSIZE {
-            py.detach(|| job.hash());
-        } else {
-            job.hash();
-        }
-    };
     // Declared before the thread's scope, so that they outlive it: the
     // thread may be hashing their rows until it is joined.
     let mut first = Owners::new();
     let mut second = Owners::new();
     let mut job = Job::new();
-    fill(&mut job, &mut first)?;
-    if job.len() < CHUNK_ROWS {
-        hash_here(&mut job);
+    let mut more = rows.read(&mut job, &mut first)?;
+    if !more {
+        hash_here(py, &mut job)?;
         return emit(&job.digests);
     }
+    let stop = Stop::default();
+    let stop = &stop;
     std::thread::scope(|s| {
         let (to_hasher, jobs) = mpsc::sync_channel::<Job>(1);
         let (to_caller, mut hashed) = mpsc::sync_channel::<Job>(1);
         let hasher = std::thread::Builder::new().spawn_scoped(s, move || {
             for mut job in jobs {
-                job.hash();
+                // Stopped only when the caller raises instead.
+                let _ = job.hash(stop);
                 if to_caller.send(job).is_err() {
                     break;
                 }
@@ -241,45 +285,66 @@ fn for_each_chunk<'py>(
         if hasher.is_err() {
             // No thread: every chunk here, one after another.
             loop {
-                hash_here(&mut job);
+                hash_here(py, &mut job)?;
                 emit(&job.digests)?;
-                if job.len() < CHUNK_ROWS {
+                if !more {
                     return Ok(());
                 }
                 job.clear();
                 first.clear();
-                fill(&mut job, &mut first)?;
+                more = rows.read(&mut job, &mut first)?;
             }
         }
-        // `in_flight` holds the owners of the chunk being hashed, `reading`
-        // those of the chunk being read.
-        let (in_flight, reading) = (&mut first, &mut second);
-        let _ = to_hasher.send(job);
-        let mut spare = Job::new();
-        loop {
-            fill(&mut spare, reading)?;
-            let (done, rx) = py.detach(move || (hashed.recv(), hashed));
-            hashed = rx;
-            // A closed channel: the thread panicked, which the scope
-            // raises once it has joined it.
-            let Ok(mut done) = done else { return Ok(()) };
-            in_flight.clear();
-            std::mem::swap(in_flight, reading);
-            let last = spare.len() < CHUNK_ROWS;
-            let sent = spare.len() > 0 && to_hasher.send(spare).is_ok();
-            emit(&done.digests)?;
-            if last {
-                if sent {
-                    if let Ok(done) = py.detach(move || hashed.recv()) {
-                        emit(&done.digests)?;
+        // On an error, the hashing thread stops at its next step.
+        let result = (|| {
+            // `in_flight` holds the owners of the chunk being hashed, `reading`
+            // those of the chunk being read.
+            let (in_flight, reading) = (&mut first, &mut second);
+            let _ = to_hasher.send(job);
+            let mut spare = Job::new();
+            loop {
+                more = rows.read(&mut spare, reading)?;
+                // A closed channel: the thread panicked, which the scope
+                // raises once it has joined it.
+                let Some(mut done) = interrupt::recv(py, &mut hashed, stop)? else {
+                    return Ok(());
+                };
+                in_flight.clear();
+                std::mem::swap(in_flight, reading);
+                let sent = spare.len() > 0 && to_hasher.send(spare).is_ok();
+                emit(&done.digests)?;
+                if !more {
+                    if sent {
+                        if let Some(done) = interrupt::recv(py, &mut hashed, stop)? {
+                            emit(&done.digests)?;
+                        }
                     }
+                    return Ok(());
                 }
-                return Ok(());
+                done.clear();
+                spare = done;
             }
-            done.clear();
-            spare = done;
-        }
+        })();
+        stop.set();
+        result
     })
+}
+
+/// Hashes one chunk on this thread: with the GIL released where it is
+/// worth it, and on a thread of its own, looking for Ctrl-C, where it is
+/// long work.
+fn hash_here(py: Python<'_>, job: &mut Job) -> PyResult<()> {
+    let work = job.work();
+    if work > STEP_BYTES {
+        return interrupt::run(py, |stop| job.hash(stop))?.map_err(|Stopped| stopped());
+    }
+    let stop = Stop::default();
+    if work >= GIL_MINSIZE {
+        py.detach(|| job.hash(&stop))
+    } else {
+        job.hash(&stop)
+    }
+    .map_err(|Stopped| stopped())
 }
 
 /// The 16-byte MD5 digest of each row of ``rows``, in order: the same as

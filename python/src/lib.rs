@@ -12,7 +12,9 @@ mod buffer;
 mod etag;
 mod files;
 mod hasher;
+mod interrupt;
 mod paths;
+mod steps;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
