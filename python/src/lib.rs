@@ -14,6 +14,7 @@ mod files;
 mod hasher;
 mod interrupt;
 mod paths;
+mod reading;
 mod steps;
 
 #[pymodule]
