@@ -2,7 +2,6 @@
 //! objects that keep the rows it reads in place alive.
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
 use crate::buffer::BufferView;
 use crate::interrupt::{Stop, Stopped};
@@ -24,8 +23,8 @@ const COPIED_MAX: usize = 16 << 20;
 enum Piece {
     /// In [`Job::copied`], from `start`, `len` bytes.
     Copied { start: usize, len: usize },
-    /// In place, in an object that [`Owners`] keeps alive (`bytes`, or a
-    /// buffer view): a pointer and length, as no slice may borrow a `Vec`
+    /// In place, in an object that [`Owners`] keeps alive (`bytes`, `str`,
+    /// or a buffer view): a pointer and length, as no slice may borrow a `Vec`
     /// that is still growing.
     InPlace { ptr: *const u8, len: usize },
     /// Hashed already, as it was read (a row too long to copy).
@@ -147,9 +146,9 @@ impl Job {
 
 /// What keeps a chunk's in-place rows readable.
 pub(super) struct Owners<'py> {
-    /// The long `bytes` rows (immutable, so a reference keeps their bytes
-    /// as they are).
-    pub(super) bytes: Vec<Bound<'py, PyBytes>>,
+    /// The long `bytes` rows, and `str` rows read as UTF-8 (immutable, so
+    /// a reference keeps their bytes as they are).
+    pub(super) immutable: Vec<Bound<'py, PyAny>>,
     /// The other long rows, through a buffer view.
     pub(super) views: Vec<BufferView>,
 }
@@ -157,13 +156,13 @@ pub(super) struct Owners<'py> {
 impl<'py> Owners<'py> {
     pub(super) fn new() -> Self {
         Self {
-            bytes: Vec::new(),
+            immutable: Vec::new(),
             views: Vec::new(),
         }
     }
 
     pub(super) fn clear(&mut self) {
-        self.bytes.clear();
+        self.immutable.clear();
         self.views.clear();
     }
 }
