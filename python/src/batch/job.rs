@@ -40,6 +40,8 @@ pub(super) struct Job {
     /// Bytes in the chunk's rows, and the longest row's.
     total: usize,
     longest: usize,
+    /// Rows that are [`Piece::Hashed`].
+    hashed: usize,
     pub(super) digests: Vec<[u8; 16]>,
 }
 
@@ -57,6 +59,7 @@ impl Job {
             copied: Vec::new(),
             total: 0,
             longest: 0,
+            hashed: 0,
             digests: Vec::new(),
         }
     }
@@ -92,6 +95,7 @@ impl Job {
     /// Records a row hashed as it was read.
     pub(super) fn hashed(&mut self, digest: [u8; 16]) {
         self.pieces.push(Piece::Hashed(digest));
+        self.hashed += 1;
     }
 
     fn count(&mut self, len: usize) {
@@ -128,9 +132,11 @@ impl Job {
         } else {
             steps::digest_rows(&slices, &mut self.digests, stop)?;
         }
-        for (piece, digest) in self.pieces.iter().zip(&mut self.digests) {
-            if let Piece::Hashed(d) = piece {
-                *digest = *d;
+        if self.hashed > 0 {
+            for (piece, digest) in self.pieces.iter().zip(&mut self.digests) {
+                if let Piece::Hashed(d) = piece {
+                    *digest = *d;
+                }
             }
         }
         Ok(())
@@ -141,6 +147,7 @@ impl Job {
         self.copied.clear();
         self.total = 0;
         self.longest = 0;
+        self.hashed = 0;
     }
 }
 
