@@ -18,8 +18,9 @@
 mod job;
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
-use crate::interrupt::{self, Stop, Stopped};
+use crate::interrupt;
 use crate::steps::STEP_BYTES;
+use crate::stop::{Stop, Stopped};
 use job::{Job, Owners, COPY_MAX};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;

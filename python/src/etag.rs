@@ -2,9 +2,10 @@
 //! CLI's rule, through `md5::etag`, the GIL released.
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
-use crate::interrupt::{self, Stop};
+use crate::interrupt;
 use crate::paths::{os_error, path_of};
 use crate::reading::{self, read_some};
+use crate::stop::Stop;
 use md5x::etag::{self, Etag, EtagHasher, PartsError};
 use md5x::{Digest, Md5};
 use pyo3::exceptions::{PyTypeError, PyValueError};

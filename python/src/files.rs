@@ -9,9 +9,10 @@
 //! the next [`CHUNK`] of every stream and hashes them all in one call, and
 //! a stream that ends frees its lane for the next large file.
 
-use crate::interrupt::{self, Stop};
+use crate::interrupt;
 use crate::paths::{os_error, path_of};
 use crate::reading::{self, read_full};
+use crate::stop::Stop;
 use md5x::multi::{self, Lanes};
 use md5x::{Digest, Md5};
 use pyo3::exceptions::{PyTypeError, PyValueError};

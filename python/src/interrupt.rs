@@ -9,9 +9,9 @@
 //! released and looks for a signal every [`POLL`]. At one it sets the
 //! `Stop`, waits for the work to give up (a step), and raises.
 
+use crate::stop::Stop;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
@@ -24,35 +24,6 @@ const POLL: Duration = Duration::from_millis(50);
 pub(crate) fn check_signals(py: Python<'_>) -> PyResult<()> {
     py.check_signals()
 }
-
-/// Set when the call that started some work is interrupted: the work
-/// looks at it between steps and gives up with [`Stopped`].
-#[derive(Default)]
-pub(crate) struct Stop(AtomicBool);
-
-impl Stop {
-    pub(crate) fn is_set(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    /// `Err(Stopped)` once set: for `?` between steps.
-    pub(crate) fn check(&self) -> Result<(), Stopped> {
-        if self.is_set() {
-            Err(Stopped)
-        } else {
-            Ok(())
-        }
-    }
-
-    pub(crate) fn set(&self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// What work that gave up at a [`Stop`] returns; the caller raises the
-/// signal's exception instead.
-#[derive(Debug)]
-pub(crate) struct Stopped;
 
 /// Runs `work` on a thread of its own and returns what it returns, while
 /// this thread waits with the GIL released and looks for a pending signal

@@ -16,6 +16,7 @@ mod interrupt;
 mod paths;
 mod reading;
 mod steps;
+mod stop;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {

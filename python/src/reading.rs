@@ -9,7 +9,7 @@
 //! that never block (an endless device) are stopped by their readers,
 //! which look at the `Stop` between reads.
 
-use crate::interrupt::Stop;
+use crate::stop::Stop;
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;

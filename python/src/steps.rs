@@ -9,7 +9,7 @@
 //! `md5::multi::Lanes`, [`ROUND`] bytes of each a round, so that even one
 //! row of gigabytes gives way between rounds.
 
-use crate::interrupt::{Stop, Stopped};
+use crate::stop::{Stop, Stopped};
 use md5x::multi::{self, Lanes};
 
 /// Work (bytes, with a block per row for its padding) of one

@@ -4,7 +4,7 @@
 //! views of each row, made for the type an export asks for.
 
 use super::rows::{Refused, Rows, Scratch, Validity};
-use crate::interrupt::Stop;
+use crate::stop::Stop;
 use std::ffi::CStr;
 use std::sync::OnceLock;
 

@@ -16,8 +16,9 @@ mod import;
 mod region;
 mod rows;
 
-use crate::interrupt::{self, Stop};
+use crate::interrupt;
 use crate::steps::STEP_BYTES;
+use crate::stop::Stop;
 use column::{Column, Exported, Output};
 use export::{PyArrowArray, PyArrowStream};
 use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported};

@@ -6,8 +6,8 @@
 use super::ffi::ArrowArray;
 use super::format::{Layout, Shape};
 use super::region;
-use crate::interrupt::{Stop, Stopped};
 use crate::steps::{self, LONG, STEP_BYTES};
+use crate::stop::{Stop, Stopped};
 use md5x::multi::Offset;
 use std::borrow::Cow;
 use std::ffi::c_void;
@@ -132,7 +132,6 @@ impl<'a> Rows<'a> {
             ));
         }
         let buffers = buffers(array, 1)?;
-        let outer = validity(buffers[0], array.null_count, len, offset, len)?;
         // SAFETY: a live struct array's `children` holds `n_children`
         // (1, checked) pointers to live arrays.
         let child = unsafe { *array.children };
@@ -149,7 +148,10 @@ impl<'a> Rows<'a> {
                  ({offset} + {len})"
             ));
         }
+        // The child first: its data's extent bounds the struct's window
+        // before the struct's validity bitmap is read.
         let mut rows = Self::read(child, shape.layout, Window::Within { offset, len })?;
+        let outer = validity(buffers[0], array.null_count, len, offset, len)?;
         rows.validity = and(rows.validity, outer);
         Ok(rows)
     }
@@ -187,15 +189,10 @@ impl<'a> Rows<'a> {
             ));
         }
         let buffers = buffers(array, n_buffers)?;
-        let validity = validity(buffers[0], array.null_count, own_len, offset, len)?;
-        if len == 0 {
-            return Ok(Self {
-                len,
-                validity,
-                data: Data::Empty,
-            });
-        }
+        // The data's extent first: a length no buffer can have is refused
+        // before the validity bitmap (whose extent is 1/8 of it) is read.
         let data = match layout {
+            _ if len == 0 => Data::Empty,
             Layout::Offsets32 => {
                 // SAFETY: an array of this type with `offset + length` rows
                 // has at least that many i32 offsets plus one.
@@ -209,6 +206,7 @@ impl<'a> Rows<'a> {
             }
             Layout::View => Data::Views(views(buffers, offset, len)?),
         };
+        let validity = validity(buffers[0], array.null_count, own_len, offset, len)?;
         Ok(Self {
             len,
             validity,

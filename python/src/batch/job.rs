@@ -4,8 +4,8 @@
 use pyo3::prelude::*;
 
 use crate::buffer::BufferView;
-use crate::interrupt::{Stop, Stopped};
 use crate::steps::{self, LONG, STEP_BYTES};
+use crate::stop::{Stop, Stopped};
 
 /// Rows of up to this many bytes are copied, as they are read, into one
 /// buffer that the hashing reads in order; longer ones of a list or tuple
