@@ -189,8 +189,24 @@ impl<'a> Rows<'a> {
             ));
         }
         let buffers = buffers(array, n_buffers)?;
-        // The data's extent first: a length no buffer can have is refused
-        // before the validity bitmap (whose extent is 1/8 of it) is read.
+        // The data's extent first, the array's own as its fields claim it
+        // (not only the window read, which a struct may make small): a
+        // length no buffer can have is refused before the validity bitmap
+        // (whose extent is 1/8 of it) or any row is read.
+        if own_len > 0 {
+            let slots = own_len.checked_add(1).ok_or("its length overflows")?;
+            match layout {
+                Layout::Offsets32 => {
+                    region::start::<i32>(buffers[1], own_offset, slots, "offsets").map(drop)?
+                }
+                Layout::Offsets64 => {
+                    region::start::<i64>(buffers[1], own_offset, slots, "offsets").map(drop)?
+                }
+                Layout::View => {
+                    region::start::<[u8; 16]>(buffers[1], own_offset, own_len, "views").map(drop)?
+                }
+            }
+        }
         let data = match layout {
             _ if len == 0 => Data::Empty,
             Layout::Offsets32 => {
