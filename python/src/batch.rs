@@ -261,10 +261,10 @@ fn bytes_of<'a>(row: Borrowed<'a, '_, PyBytes>) -> PyResult<&'a [u8]> {
     // `bytes` object and a length pointer, the call cannot fail.
     let status = unsafe { ffi::PyBytes_AsStringAndSize(row.as_ptr(), &mut ptr, &mut len) };
     match usize::try_from(len) {
-        // SAFETY: the call filled `ptr` and `len` with the object's own
-        // `len` bytes (and a NUL after them), which never change and live
-        // as long as the object, which `'a` borrows.
         Ok(len) if status == 0 && !ptr.is_null() => {
+            // SAFETY: the call filled `ptr` and `len` with the object's
+            // own `len` bytes (and a NUL after them), which never change
+            // and live as long as the object, which `'a` borrows.
             Ok(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
         }
         // Not reached (see above).
