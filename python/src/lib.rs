@@ -12,7 +12,11 @@ mod buffer;
 mod etag;
 mod files;
 mod hasher;
+mod interrupt;
 mod paths;
+mod reading;
+mod steps;
+mod stop;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
