@@ -1,0 +1,79 @@
+"""DuckDB's md5 functions against md5x's, side by side in one process.
+
+    python duckdb/bench.py [EXTENSION] [--rounds N]
+
+Loads EXTENSION (default: duckdb/target/release/md5x.duckdb_extension)
+into the `duckdb` package at hand and prints, per case and thread count,
+the best time of N rounds (interleaved: each round runs DuckDB's query,
+then md5x's) and the ratio. The tables are built in memory first.
+"""
+
+import argparse
+import platform
+import time
+from pathlib import Path
+
+import duckdb
+
+DEFAULT = Path(__file__).parent / "target" / "release" / "md5x.duckdb_extension"
+
+TABLES = {
+    # 1M rows of 8 to 55 random bytes of ASCII letters and digits.
+    "short": "CREATE TABLE short AS SELECT substr(repeat(md5(i::varchar), 2), 1, 8 + (hash(i) % 48)::int) AS s"
+    " FROM range(1000000) t(i)",
+    # 100k BLOBs of 1 KiB.
+    "blobs": "CREATE TABLE blobs AS SELECT repeat(unhex(md5(i::varchar)), 64) AS b FROM range(100000) t(i)",
+}
+
+CASES = [
+    ("1M VARCHAR 8-55 B, max(md5(s))", "SELECT max({f}(s)) FROM short", "md5", "md5x"),
+    ("1M VARCHAR 8-55 B, max(md5_number(s))", "SELECT max({f}(s)) FROM short", "md5_number", "md5x_number"),
+    ("100k BLOB 1 KiB, max(md5(b))", "SELECT max({f}(b)) FROM blobs", "md5", "md5x"),
+    ("100k BLOB 1 KiB, max(md5_number(b))", "SELECT max({f}(b)) FROM blobs", "md5_number", "md5x_number"),
+]
+
+BASELINES = [
+    ("1M VARCHAR, max(s) (scan + aggregate)", "SELECT max(s) FROM short"),
+    ("1M VARCHAR, max(upper(s))", "SELECT max(upper(s)) FROM short"),
+]
+
+
+def best(con, sql, rounds):
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        con.execute(sql).fetchall()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("extension", nargs="?", default=str(DEFAULT))
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--threads", default="1,2")
+    args = parser.parse_args()
+
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    con.execute(f"LOAD '{args.extension}'")
+    for sql in TABLES.values():
+        con.execute(sql)
+    version = con.execute("PRAGMA version").fetchone()[0]
+    print(f"DuckDB {version} (Python package), {platform.processor() or platform.machine()}, best of {args.rounds}")
+    for threads in [int(t) for t in args.threads.split(",")]:
+        con.execute(f"SET threads = {threads}")
+        print(f"\nthreads = {threads}")
+        for name, sql in BASELINES:
+            print(f"  {name:<42} {best(con, sql, args.rounds) * 1e3:8.1f} ms")
+        for name, template, theirs, ours in CASES:
+            a_sql, b_sql = template.format(f=theirs), template.format(f=ours)
+            assert con.execute(a_sql).fetchall() == con.execute(b_sql).fetchall(), name
+            a, b = [], []
+            for _ in range(args.rounds):
+                a.append(best(con, a_sql, 1))
+                b.append(best(con, b_sql, 1))
+            print(f"  {name:<42} {min(a) * 1e3:8.1f} ms {theirs}, {min(b) * 1e3:7.1f} ms {ours}: {min(a) / min(b):5.2f}x")
+
+
+if __name__ == "__main__":
+    main()
