@@ -9,7 +9,10 @@ then md5x's) and the ratio. The tables are built in memory first.
 """
 
 import argparse
+import os
 import platform
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -47,12 +50,54 @@ def best(con, sql, rounds):
     return min(times)
 
 
+# 10M rows of 8 to 55 bytes, hashed: aggregated, and kept in a table.
+MEMORY = {
+    "max(f(s))": "SELECT max({f}(s)) FROM (SELECT substr(repeat(md5(i::varchar), 2), 1, 8 + (hash(i) % 48)::int) AS s"
+    " FROM range(10000000) t(i))",
+    "CREATE TABLE AS f(s)": "CREATE TABLE h AS SELECT {f}(substr(repeat(md5(i::varchar), 2), 1, 8 + (hash(i) % 48)::int))"
+    " AS h FROM range(10000000) t(i)",
+}
+
+
+def child(extension, sql):
+    """Runs `sql` in this process, a child whose peak RSS the parent reads."""
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+    con.execute(f"LOAD '{extension}'")
+    if sql:
+        con.execute(sql).fetchall()
+
+
+def memory(extension, rounds):
+    print(f"\npeak RSS of a fresh process (MiB), smallest of {rounds}: connect + LOAD, then the query")
+    base = min(rss_of(extension, "") for _ in range(rounds))
+    print(f"  {'connect + LOAD only':<42} {base:8.0f}")
+    for name, template in MEMORY.items():
+        a = min(rss_of(extension, template.format(f="md5")) for _ in range(rounds))
+        b = min(rss_of(extension, template.format(f="md5x")) for _ in range(rounds))
+        print(f"  {'10M rows, ' + name:<42} {a:8.0f} md5, {b:7.0f} md5x: {b / a:5.2f}x")
+
+
+def rss_of(extension, sql):
+    """Peak RSS (MiB) of a fresh process running `sql` (from wait4)."""
+    proc = subprocess.Popen([sys.executable, __file__, extension, "--child", sql])
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise RuntimeError(f"child failed: {sql}")
+    return usage.ru_maxrss / 1024
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("extension", nargs="?", default=str(DEFAULT))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--memory", action="store_true", help="only the memory of 10M-row queries")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None:
+        return child(args.extension, args.child)
+    if args.memory:
+        return memory(args.extension, args.rounds)
 
     con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     con.execute(f"LOAD '{args.extension}'")

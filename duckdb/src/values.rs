@@ -97,3 +97,68 @@ impl Column<'_> {
             && (rows.is_multiple_of(64) || words[full] | (u64::MAX << (rows % 64)) == u64::MAX)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capi::{StringInlined, StringPointer};
+
+    fn inlined(bytes: &[u8]) -> Value {
+        let mut inlined = [0u8; 12];
+        inlined[..bytes.len()].copy_from_slice(bytes);
+        let length = bytes.len() as u32;
+        Value(StringT {
+            inlined: StringInlined { length, inlined },
+        })
+    }
+
+    fn pointer(bytes: &'static [u8]) -> Value {
+        let mut prefix = [0u8; 4];
+        prefix.copy_from_slice(&bytes[..4]);
+        let length = bytes.len() as u32;
+        Value(StringT {
+            pointer: StringPointer {
+                length,
+                prefix,
+                ptr: bytes.as_ptr(),
+            },
+        })
+    }
+
+    #[test]
+    fn inline_and_pointer_forms() {
+        for n in 0..=12 {
+            let bytes = &b"abcdefghijkl"[..n];
+            assert_eq!(inlined(bytes).as_ref(), bytes);
+        }
+        let long: &'static [u8] = b"thirteen byte and more";
+        for n in 13..=long.len() {
+            assert_eq!(pointer(&long[..n]).as_ref(), &long[..n]);
+        }
+    }
+
+    #[test]
+    fn validity() {
+        fn column<'a>(values: &'a [Value], words: &'a [u64]) -> Column<'a> {
+            let validity = Some(words);
+            Column { values, validity }
+        }
+        let values = vec![inlined(b""); 130];
+        let mut words = [u64::MAX, u64::MAX, 0b11];
+        assert!(column(&values, &words).all_valid());
+        // Bits past the last row do not count.
+        words[2] = u64::MAX ^ 0b100;
+        assert!(column(&values, &words).all_valid());
+        words[1] ^= 1 << 5;
+        let c = column(&values, &words);
+        assert!(!c.all_valid());
+        assert!(!c.is_valid(64 + 5));
+        assert!(c.is_valid(64 + 4) && c.is_valid(129));
+        let validity = None;
+        assert!(Column {
+            values: &values,
+            validity
+        }
+        .all_valid());
+    }
+}
