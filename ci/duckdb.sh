@@ -2,14 +2,16 @@
 # The DuckDB extension (duckdb/), from a clean clone: format and lints, its
 # unit tests, md5x.duckdb_extension built by the README's command, then
 # duckdb/tests against DuckDB 2.0.x (the duckdb Python package), 1.5.x
-# (PyPI's duckdb-cli) and 1.1.x (which must refuse it with a message),
-# each installed into target/duckdb-venv. Each step prints its time.
+# (PyPI's duckdb-cli), 1.2.x (the oldest it loads into) and 1.1.x (which
+# must refuse it with a message), installed under target/. Each step prints
+# its time.
 #
 # Idempotent: a later run reuses the venv, the old DuckDB and the build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 venv=$root/target/duckdb-venv
+v1_2=$root/target/duckdb-1.2
 old=$root/target/duckdb-1.1
 cargo=(--locked --manifest-path duckdb/Cargo.toml)
 
@@ -31,7 +33,7 @@ step "cargo run --release --manifest-path duckdb/Cargo.toml (md5x.duckdb_extensi
 extension=$(cargo run "${cargo[@]}" --release)
 ls -l "$extension"
 
-step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.1.x (Python, refuses)"
+step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"
 # Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
 if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     apt-get update -q
@@ -43,12 +45,13 @@ if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
 fi
 pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
 "${pip[@]}" "duckdb>=2.0,<2.1" "duckdb-cli>=1.5,<1.6" "pytest>=8"
+[ -d "$v1_2/duckdb" ] || "${pip[@]}" --target "$v1_2" "duckdb>=1.2,<1.3"
 [ -d "$old/duckdb" ] || "${pip[@]}" --target "$old" "duckdb>=1.1,<1.2"
 "$venv/bin/python" -c 'import duckdb; print("duckdb (Python)", duckdb.__version__)'
 "$venv/bin/duckdb" --version
 
 step "python -m pytest duckdb/tests"
-MD5X_DUCKDB_EXTENSION=$extension MD5X_DUCKDB_CLI=$venv/bin/duckdb MD5X_DUCKDB_OLD=$old \
+MD5X_DUCKDB_EXTENSION=$extension MD5X_DUCKDB_CLI=$venv/bin/duckdb MD5X_DUCKDB_1_2=$v1_2 MD5X_DUCKDB_OLD=$old \
     "$venv/bin/python" -m pytest duckdb/tests -q -p no:cacheprovider
 
 step

@@ -20,6 +20,7 @@ pub const SUCCESS: State = 0;
 
 /// `duckdb_type`, a C enum.
 pub type TypeId = u32;
+pub const TYPE_HUGEINT: TypeId = 16;
 pub const TYPE_VARCHAR: TypeId = 17;
 pub const TYPE_BLOB: TypeId = 18;
 pub const TYPE_UHUGEINT: TypeId = 32;
@@ -97,6 +98,7 @@ pub struct Uhugeint {
 
 type Connect = unsafe extern "C" fn(Database, *mut Connection) -> State;
 type Disconnect = unsafe extern "C" fn(*mut Connection);
+type LibraryVersion = unsafe extern "C" fn() -> *const c_char;
 type CreateLogicalType = unsafe extern "C" fn(TypeId) -> LogicalType;
 type DestroyLogicalType = unsafe extern "C" fn(*mut LogicalType);
 type ChunkGetVector = unsafe extern "C" fn(DataChunk, Idx) -> Vector;
@@ -134,7 +136,7 @@ pub struct RawApiV1 {
     duckdb_interrupt: Slot,
     duckdb_query_progress: Slot,
     duckdb_disconnect: Option<Disconnect>,
-    duckdb_library_version: Slot,
+    duckdb_library_version: Option<LibraryVersion>,
     duckdb_create_config: Slot,
     duckdb_config_count: Slot,
     duckdb_get_config_flag: Slot,
@@ -360,6 +362,7 @@ pub struct RawApiV1 {
 pub struct Api {
     pub connect: Connect,
     pub disconnect: Disconnect,
+    pub library_version: LibraryVersion,
     pub create_logical_type: CreateLogicalType,
     pub destroy_logical_type: DestroyLogicalType,
     pub data_chunk_get_vector: ChunkGetVector,
@@ -387,6 +390,7 @@ impl Api {
         Some(Api {
             connect: raw.duckdb_connect?,
             disconnect: raw.duckdb_disconnect?,
+            library_version: raw.duckdb_library_version?,
             create_logical_type: raw.duckdb_create_logical_type?,
             destroy_logical_type: raw.duckdb_destroy_logical_type?,
             data_chunk_get_vector: raw.duckdb_data_chunk_get_vector?,

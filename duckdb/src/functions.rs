@@ -16,7 +16,8 @@ use crate::values::{Column, Value};
 enum Form {
     /// `VARCHAR`, 32 lowercase hex digits (`md5`).
     Hex,
-    /// `UHUGEINT`, the digest's bytes read little-endian (`md5_number`).
+    /// `UHUGEINT` (`HUGEINT` before DuckDB 1.3, the same bytes), the
+    /// digest's bytes read little-endian (`md5_number`).
     Number,
     /// `BLOB`, the digest's 16 bytes (`unhex(md5(..))`).
     Binary,
@@ -27,7 +28,7 @@ pub unsafe extern "C" fn md5x_hex(info: FunctionInfo, input: DataChunk, output: 
     run(info, input, output, Form::Hex);
 }
 
-/// `md5x_number(VARCHAR | BLOB) -> UHUGEINT`.
+/// `md5x_number(VARCHAR | BLOB) -> UHUGEINT` (`HUGEINT` before DuckDB 1.3).
 pub unsafe extern "C" fn md5x_number(info: FunctionInfo, input: DataChunk, output: Vector) {
     run(info, input, output, Form::Number);
 }
@@ -108,7 +109,8 @@ unsafe fn hash_chunk(
     unsafe { copy_validity(api, &column, output) }?;
     match form {
         Form::Number => {
-            // SAFETY: a UHUGEINT vector's data, room for the chunk's rows.
+            // SAFETY: a UHUGEINT (or HUGEINT, the same layout) vector's
+            // data, room for the chunk's rows.
             let data = unsafe { (api.vector_get_data)(output) }.cast::<Uhugeint>();
             for (k, digest) in digests.iter().enumerate() {
                 let (lower, upper) = digest.split_at(8);

@@ -5,17 +5,25 @@
 use core::ffi::CStr;
 
 use crate::capi::{
-    Api, Connection, Database, ScalarFunctionBody, TypeId, SUCCESS, TYPE_BLOB, TYPE_UHUGEINT,
-    TYPE_VARCHAR,
+    Api, Connection, Database, ScalarFunctionBody, TypeId, SUCCESS, TYPE_BLOB, TYPE_HUGEINT,
+    TYPE_UHUGEINT, TYPE_VARCHAR,
 };
 use crate::functions::{md5x_binary, md5x_hex, md5x_number};
 
-/// Each function: its name, return type and body.
-const FUNCTIONS: [(&CStr, TypeId, ScalarFunctionBody); 3] = [
-    (c"md5x", TYPE_VARCHAR, md5x_hex),
-    (c"md5x_number", TYPE_UHUGEINT, md5x_number),
-    (c"md5x_binary", TYPE_BLOB, md5x_binary),
-];
+/// The type of DuckDB's `md5_number`, which `md5x_number` returns: the
+/// digest's 16 bytes as a `HUGEINT` up to DuckDB 1.2, a `UHUGEINT` from
+/// 1.3.0 on (the same bytes, so negative in 1.2 where the top bit is set).
+/// `version` is `duckdb_library_version()`, e.g. `v1.2.2`; one that does
+/// not parse is taken for a newer build.
+pub fn md5_number_type(version: &CStr) -> TypeId {
+    let version = version.to_str().unwrap_or_default();
+    let mut parts = version.trim_start_matches('v').split(['.', '-']);
+    let mut next = || parts.next().and_then(|p| p.parse::<u32>().ok());
+    match (next(), next()) {
+        (Some(major), Some(minor)) if (major, minor) < (1, 3) => TYPE_HUGEINT,
+        _ => TYPE_UHUGEINT,
+    }
+}
 
 /// The argument types each function takes.
 const ARGUMENTS: [TypeId; 2] = [TYPE_VARCHAR, TYPE_BLOB];
@@ -31,8 +39,15 @@ pub unsafe fn register_all(api: &Api, database: Database) -> Result<(), &'static
     if unsafe { (api.connect)(database, &mut connection) } != SUCCESS {
         return Err(c"md5x: cannot open a connection to register its functions");
     }
+    // SAFETY: a static C string, DuckDB's version.
+    let version = unsafe { CStr::from_ptr((api.library_version)()) };
+    let functions: [(&CStr, TypeId, ScalarFunctionBody); 3] = [
+        (c"md5x", TYPE_VARCHAR, md5x_hex),
+        (c"md5x_number", md5_number_type(version), md5x_number),
+        (c"md5x_binary", TYPE_BLOB, md5x_binary),
+    ];
     let mut result = Ok(());
-    for (name, returns, body) in FUNCTIONS {
+    for (name, returns, body) in functions {
         // SAFETY: a live connection.
         result = unsafe { register_set(api, connection, name, returns, body) };
         if result.is_err() {
@@ -79,6 +94,23 @@ unsafe fn register_set(
             Ok(())
         } else {
             Err(c"md5x: DuckDB refused to register a function (is one of that name already there?)")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md5_number_type_by_version() {
+        for v in [c"v1.2.0", c"v1.2.2", c"v1.2.3-dev45"] {
+            assert_eq!(md5_number_type(v), TYPE_HUGEINT, "{v:?}");
+        }
+        for v in [
+            c"v1.3.0", c"v1.4.4", c"v1.5.6", c"v2.0.1", c"v1.10.0", c"", c"main",
+        ] {
+            assert_eq!(md5_number_type(v), TYPE_UHUGEINT, "{v:?}");
         }
     }
 }

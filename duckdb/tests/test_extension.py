@@ -5,13 +5,14 @@ can go wrong.
 
     MD5X_DUCKDB_EXTENSION=path/md5x.duckdb_extension \
     MD5X_DUCKDB_CLI=path/duckdb \
-    MD5X_DUCKDB_OLD=dir-with-duckdb-1.1 \
+    MD5X_DUCKDB_1_2=dir-with-duckdb-1.2 MD5X_DUCKDB_OLD=dir-with-duckdb-1.1 \
         python -m pytest duckdb/tests
 
 MD5X_DUCKDB_EXTENSION defaults to duckdb/target/release's file;
-MD5X_DUCKDB_CLI (a DuckDB CLI, e.g. from PyPI's duckdb-cli) and
-MD5X_DUCKDB_OLD (a directory holding the duckdb Python package 1.1.x,
-from `pip install --target`) are each required unless set to "skip".
+MD5X_DUCKDB_CLI (a DuckDB CLI, e.g. from PyPI's duckdb-cli),
+MD5X_DUCKDB_1_2 and MD5X_DUCKDB_OLD (directories holding the duckdb Python
+package 1.2.x and 1.1.x, from `pip install --target`) are each required
+unless set to "skip".
 """
 
 import csv
@@ -86,6 +87,45 @@ def test_checks_in_cli():
     assert_checks(list(csv.reader(io.StringIO(run.stdout))))
     version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout
     print("CLI", version)
+
+
+CHECKS_ELSEWHERE = """
+import sys, duckdb
+from pathlib import Path
+sys.path.insert(0, sys.argv[2])
+from test_extension import CHECKS, statements
+con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
+con.execute("SET enable_progress_bar = false")
+# The file for this DuckDB's platform (1.2's Linux wheels say linux_amd64_gcc4).
+data = bytearray(Path(sys.argv[1]).read_bytes())
+platform = con.execute("PRAGMA platform").fetchone()[0]
+data[-512 + 6 * 32 : -512 + 7 * 32] = platform.encode().ljust(32, b"\\0")
+path = Path(sys.argv[3]) / "md5x.duckdb_extension"
+path.write_bytes(data)
+con.execute(f"LOAD '{path}'")
+for statement in statements(CHECKS):
+    rows = con.execute(statement).fetchall()
+print(duckdb.__version__)
+for row in rows:
+    print(*row, sep=",")
+"""
+
+
+def test_checks_in_duckdb_1_2(tmp_path):
+    """DuckDB 1.2, the oldest of C API v1.2.0, whose md5_number is a
+    HUGEINT (md5x_number's type follows)."""
+    packages = required_path("MD5X_DUCKDB_1_2")
+    run = subprocess.run(
+        [sys.executable, "-c", CHECKS_ELSEWHERE, str(EXTENSION), str(HERE), str(tmp_path)],
+        env={**os.environ, "PYTHONPATH": packages},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    version, *rows = run.stdout.splitlines()
+    assert version.startswith("1.2."), version
+    assert_checks(list(csv.reader(rows)))
 
 
 @pytest.fixture
