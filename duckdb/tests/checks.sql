@@ -24,6 +24,9 @@ CREATE MACRO differs(x) AS
     + (md5x_number(x) IS DISTINCT FROM md5_number(x))::INT
     + (md5x_binary(x) IS DISTINCT FROM unhex(md5(x)))::INT;
 
+-- Results kept past the chunk that made them: stored in a table, sorted.
+CREATE TEMP TABLE kept AS SELECT i, md5x(s) AS h, md5x_binary(b) AS hb, md5x_number(s) AS hn FROM t;
+
 SELECT 'varchar rows' AS check, count(*) AS cases, sum(differs(s)) AS differ FROM t
 UNION ALL
 SELECT 'blob rows', count(*), sum(differs(b)) FROM t
@@ -63,6 +66,13 @@ UNION ALL
 -- UNNEST of a list: its rows repeat the list's elements.
 SELECT 'unnest', count(*), sum(differs(x))
 FROM (SELECT unnest(['', 'a', NULL, 'twelve bytes', 'thirteen byte', repeat('é', 40), s]) AS x FROM t)
+UNION ALL
+SELECT 'kept in a table', count(*),
+    count(*) FILTER (h IS DISTINCT FROM md5(s) OR hb IS DISTINCT FROM unhex(md5(b)) OR hn IS DISTINCT FROM md5_number(s))
+FROM kept JOIN t USING (i)
+UNION ALL
+SELECT 'sorted', count(*), count(*) FILTER (h IS DISTINCT FROM md5(s))
+FROM (SELECT md5x(s) AS h, s FROM t ORDER BY h, i)
 UNION ALL
 -- Many chunks on both threads: 10M rows.
 SELECT '10M rows', count(*), count(*) FILTER (md5x(x) <> md5(x) OR md5x_number(x) <> md5_number(x))
