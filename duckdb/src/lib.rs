@@ -70,7 +70,13 @@ pub unsafe extern "C" fn md5x_init_c_api(
     let Some(api) = Api::from_raw(raw) else {
         return fail(c"md5x: DuckDB's C extension API struct lacks an entry md5x calls");
     };
-    let api = API.get_or_init(|| api);
+    let stored = API.get_or_init(|| api);
+    // Two DuckDB libraries in one process (two copies of DuckDB) would share
+    // this one loaded file, and its functions would call the first's API
+    // with the second's vectors.
+    if stored.connect as usize != api.connect as usize {
+        return fail(c"md5x: already loaded by another copy of DuckDB in this process; copy md5x.duckdb_extension to another path for this one");
+    }
     // SAFETY: the load's info; a pointer to DuckDB's database, or null.
     let database = unsafe { get_database(info) };
     // SAFETY: non-null, it is the database being loaded into.
@@ -78,7 +84,7 @@ pub unsafe extern "C" fn md5x_init_c_api(
         return false; // DuckDB has set the error
     };
     // SAFETY: the API's entries, with the database DuckDB gave.
-    match unsafe { register::register_all(api, database) } {
+    match unsafe { register::register_all(stored, database) } {
         Ok(()) => true,
         Err(message) => fail(message),
     }
