@@ -63,7 +63,7 @@ fn run(info: FunctionInfo, input: DataChunk, output: Vector, form: Form) {
 /// The rows that hold a value: all of them, or the valid ones' indices.
 enum Rows {
     All,
-    Valid(Vec<u32>),
+    Valid(Vec<usize>),
 }
 
 impl Rows {
@@ -72,7 +72,7 @@ impl Rows {
     fn row(&self, k: usize) -> usize {
         match self {
             Rows::All => k,
-            Rows::Valid(rows) => rows[k] as usize,
+            Rows::Valid(rows) => rows[k],
         }
     }
 }
@@ -93,13 +93,10 @@ unsafe fn hash_chunk(
     let (rows, values) = if column.all_valid() {
         (Rows::All, column.values)
     } else {
-        let valid: Vec<u32> = (0..column.values.len() as u32)
-            .filter(|&row| column.is_valid(row as usize))
+        let valid: Vec<usize> = (0..column.values.len())
+            .filter(|&row| column.is_valid(row))
             .collect();
-        gathered = valid
-            .iter()
-            .map(|&row| column.values[row as usize])
-            .collect();
+        gathered = valid.iter().map(|&row| column.values[row]).collect();
         (Rows::Valid(valid), &gathered[..])
     };
     let mut digests = vec![[0u8; 16]; values.len()];
@@ -113,10 +110,10 @@ unsafe fn hash_chunk(
             // data, room for the chunk's rows.
             let data = unsafe { (api.vector_get_data)(output) }.cast::<Uhugeint>();
             for (k, digest) in digests.iter().enumerate() {
-                let (lower, upper) = digest.split_at(8);
+                let value = u128::from_le_bytes(*digest);
                 let number = Uhugeint {
-                    lower: u64::from_le_bytes(lower.try_into().unwrap_or_default()),
-                    upper: u64::from_le_bytes(upper.try_into().unwrap_or_default()),
+                    lower: value as u64,
+                    upper: (value >> 64) as u64,
                 };
                 // SAFETY: `row(k)` is a row of the chunk.
                 unsafe { data.add(rows.row(k)).write(number) };

@@ -61,6 +61,13 @@ fn run() -> Result<PathBuf, String> {
     })?;
     bytes.extend_from_slice(&footer(&platform).map_err(|e| e.to_string())?);
     let out = out.unwrap_or_else(|| dir.join("md5x.duckdb_extension"));
-    std::fs::write(&out, bytes).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
+    // Written beside, then renamed over: a DuckDB that has the old file
+    // loaded keeps its mapping, where writing over it in place would crash
+    // that process.
+    let mut tmp = out.clone().into_os_string();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, &bytes)
+        .and_then(|()| std::fs::rename(&tmp, &out))
+        .map_err(|e| format!("cannot write {}: {e}", out.display()))?;
     Ok(out)
 }
