@@ -11,7 +11,7 @@
 The package's native module is also a DuckDB extension (C API v1.2.0,
 DuckDB 1.2.0 and later): ``load`` writes a copy of it with DuckDB's
 metadata footer to a cache directory, as ``md5x.duckdb_extension``, and
-``LOAD``\\ s that. The extension is not signed, so the connection's
+loads that. The extension is not signed, so the connection's
 database must allow unsigned extensions.
 """
 

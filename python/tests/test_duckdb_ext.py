@@ -84,3 +84,12 @@ def test_footer_fields():
     assert footer[256:] == bytes(256)
     with pytest.raises(ValueError, match="32 bytes"):
         md5x._md5x.duckdb_extension_footer("x" * 33)
+
+
+def test_refusal_by_duckdb_is_a_load_error(cache, monkeypatch):
+    """A file DuckDB refuses (here: made for another platform) raises
+    LoadError with DuckDB's reason."""
+    footer = md5x._md5x.duckdb_extension_footer
+    monkeypatch.setattr(md5x._md5x, "duckdb_extension_footer", lambda platform: footer("osx_arm64"))
+    with pytest.raises(LoadError, match="refused.*platform 'osx_arm64'"):
+        md5x.duckdb.load(unsigned())
