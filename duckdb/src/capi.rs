@@ -357,6 +357,12 @@ pub struct RawApiV1 {
     duckdb_register_scalar_function_set: Option<RegisterScalarFunctionSet>,
 }
 
+// The layouts the header gives: `duckdb_string_t` and `duckdb_uhugeint`
+// are 16 bytes, and `RawApiV1` is 226 function pointers, the entries from
+// `duckdb_open` to `duckdb_register_scalar_function_set`.
+const _: () = assert!(size_of::<StringT>() == 16 && size_of::<Uhugeint>() == 16);
+const _: () = assert!(size_of::<RawApiV1>() == 226 * size_of::<Slot>());
+
 /// The entries md5x calls, each checked to be present.
 #[derive(Clone, Copy)]
 pub struct Api {
