@@ -39,8 +39,15 @@ pub unsafe fn register_all(api: &Api, database: Database) -> Result<(), &'static
     if unsafe { (api.connect)(database, &mut connection) } != SUCCESS {
         return Err(c"md5x: cannot open a connection to register its functions");
     }
-    // SAFETY: a static C string, DuckDB's version.
-    let version = unsafe { CStr::from_ptr((api.library_version)()) };
+    // SAFETY: no arguments; DuckDB's version, a static C string.
+    let version = unsafe { (api.library_version)() };
+    let version = if version.is_null() {
+        c""
+    } else {
+        // SAFETY: non-null, a NUL-terminated string that lives as long as
+        // the library.
+        unsafe { CStr::from_ptr(version) }
+    };
     let functions: [(&CStr, TypeId, ScalarFunctionBody); 3] = [
         (c"md5x", TYPE_VARCHAR, md5x_hex),
         (c"md5x_number", md5_number_type(version), md5x_number),
