@@ -72,24 +72,38 @@ def extension_path(platform: str) -> Path:
     """The extension file for DuckDB's ``platform``: this package's native
     module with DuckDB's metadata footer, written once into a cache
     directory (``$MD5X_DUCKDB_CACHE``, else ``$XDG_CACHE_HOME/md5x`` or
-    ``~/.cache/md5x``) and rewritten when its bytes differ."""
+    ``~/.cache/md5x``; a new private temporary one where that cannot be
+    written) and rewritten when its bytes differ."""
     data = Path(_md5x.__file__).read_bytes() + _md5x.duckdb_extension_footer(platform)
     tag = _md5x.hexdigest_many([data])[0][:16]
     cache = os.environ.get("MD5X_DUCKDB_CACHE")
     if cache is None:
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         cache = os.path.join(base, "md5x")
-    # DuckDB names the entry point after the file: md5x_init_c_api.
-    path = Path(cache) / f"duckdb-{platform}-{tag}" / "md5x.duckdb_extension"
+    try:
+        return _written(Path(cache) / f"duckdb-{platform}-{tag}", data)
+    except OSError:
+        # A cache that cannot be written (a read-only home): a private
+        # directory of this process's own.
+        return _written(Path(tempfile.mkdtemp(prefix="md5x-duckdb-")), data)
+
+
+def _written(directory: Path, data: bytes) -> Path:
+    """``directory/md5x.duckdb_extension`` holding ``data``, written if it
+    does not already. DuckDB names the entry point after the file:
+    ``md5x_init_c_api``."""
+    path = directory / "md5x.duckdb_extension"
     try:
         if path.read_bytes() == data:
             return path
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Written whole under another name, then renamed: a concurrent load
-    # sees the old file or the new one, never a part.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".md5x-")
+    directory.mkdir(parents=True, exist_ok=True)
+    # Written whole under another name, then renamed over: a concurrent
+    # load sees the old file or the new one, never a part, and a process
+    # that has the old one loaded keeps it (writing over a loaded library
+    # in place would crash that process).
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".md5x-")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

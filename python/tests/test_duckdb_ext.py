@@ -93,3 +93,12 @@ def test_refusal_by_duckdb_is_a_load_error(cache, monkeypatch):
     monkeypatch.setattr(md5x._md5x, "duckdb_extension_footer", lambda platform: footer("osx_arm64"))
     with pytest.raises(LoadError, match="refused.*platform 'osx_arm64'"):
         md5x.duckdb.load(unsigned())
+
+
+def test_unwritable_cache_falls_back(tmp_path, monkeypatch):
+    blocked = tmp_path / "a file, not a directory"
+    blocked.write_bytes(b"")
+    monkeypatch.setenv("MD5X_DUCKDB_CACHE", str(blocked))
+    con = unsigned()
+    md5x.duckdb.load(con)
+    assert con.execute("SELECT md5x('abc')").fetchone()[0] == hashlib.md5(b"abc").hexdigest()
