@@ -24,10 +24,12 @@ step() {
     [ $# -eq 0 ] || printf -- '--- %s\n' "$*"
 }
 
-step "fmt, clippy, unit tests"
+step "fmt, clippy, unit tests, MSRV"
 cargo fmt --manifest-path duckdb/Cargo.toml --check
 cargo clippy "${cargo[@]}" --all-targets -- -D warnings
 cargo test "${cargo[@]}"
+# The MSRV (.ci/run installs it).
+cargo +1.89 check "${cargo[@]}" --all-targets --target-dir target/duckdb-msrv
 
 step "cargo run --release --manifest-path duckdb/Cargo.toml (md5x.duckdb_extension)"
 extension=$(cargo run "${cargo[@]}" --release)
