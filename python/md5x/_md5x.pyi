@@ -135,3 +135,9 @@ def hash_files(
     (default: the CPUs available) in SIMD lanes, in at most 4 MiB per
     thread. The first file that cannot be read raises its ``OSError``
     with ``filename`` set; ``jobs < 1`` raises ``ValueError``."""
+
+def duckdb_extension_footer(platform: str) -> bytes:
+    """The 512-byte metadata footer that makes a copy of this module a
+    DuckDB extension file for DuckDB's ``platform`` (``PRAGMA platform``);
+    ``md5x.duckdb.load`` appends it. ``ValueError`` for a platform name
+    longer than 32 bytes."""

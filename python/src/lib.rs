@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 mod arrow;
 mod batch;
 mod buffer;
+mod duckdb;
 mod etag;
 mod files;
 mod hasher;
@@ -26,5 +27,6 @@ fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
     arrow::register(m)?;
     etag::register(m)?;
     files::register(m)?;
+    duckdb::register(m)?;
     Ok(())
 }
