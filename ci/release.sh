@@ -241,7 +241,7 @@ if [ ! -x "$SYSROOT/usr/bin/python3.11" ]; then
     apt-get update -qq
     rm -rf "$SYSROOT.debs" "$SYSROOT"
     mkdir -p "$SYSROOT.debs" "$SYSROOT"
-    (cd "$SYSROOT.debs" && apt-get download -qq "${DEBS[@]/%/:arm64}")
+    (cd "$SYSROOT.debs" && apt-get download -qq -o APT::Sandbox::User=root "${DEBS[@]/%/:arm64}")
     for deb in "$SYSROOT.debs"/*.deb; do
         dpkg -x "$deb" "$SYSROOT"
     done
