@@ -21,8 +21,8 @@
 #                          outside the source tree; the aarch64 one run
 #                          under qemu-aarch64 by Debian's arm64 CPython 3.11
 #                          (ci/wheel_smoke.py against hashlib); the musllinux
-#                          one audited only (no musl CPython comes from the
-#                          registries this machine reaches)
+#                          one audited here, and run by ci/musl-python.sh in
+#                          a musl CPython it builds (too slow for CI)
 #   md5x-V.crate, md5sum-rs-V.crate
 #                          the crates.io uploads, in publish order, from
 #                          ci/package.sh (its dry runs, unpacked tests and
