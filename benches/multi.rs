@@ -135,9 +135,18 @@ fn contenders() -> Vec<Contender> {
             }
         }),
     }];
-    for kernel in __bench::kernels().filter(|&k| k != "portable") {
+    // `MD5_BENCH_AVX512_GROUPS=n`: the AVX-512 kernel at n groups, whatever
+    // the tuning row says, for every table but the group table's own.
+    let avx512_groups: Option<usize> = std::env::var("MD5_BENCH_AVX512_GROUPS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    for name in __bench::kernels().filter(|&k| k != "portable") {
+        let kernel = match (name, avx512_groups) {
+            ("avx512", Some(groups)) => __bench::Choice::new(name).groups(groups),
+            _ => __bench::Choice::new(name),
+        };
         all.push(Contender {
-            name: format!("{kernel} ({})", __bench::lanes(kernel)),
+            name: format!("{name} ({})", kernel.lanes()),
             run: Box::new(move |msgs, out| __bench::digest_many_into(kernel, msgs, out)),
         });
     }
@@ -334,15 +343,6 @@ fn main() {
         return;
     }
 
-    // `MD5_BENCH_AVX512_GROUPS=n`: the AVX-512 kernel at n groups, whatever
-    // the rule says, for every table but the group table's own.
-    #[cfg(target_arch = "x86_64")]
-    if let Some(groups) = std::env::var("MD5_BENCH_AVX512_GROUPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        __bench::set_avx512_groups(groups);
-    }
     println!(
         "md5::backend() = {}, md5::multi::backend() = {}; clock: {}",
         md5::backend(),

@@ -10,7 +10,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use md5::multi::{self, __bench};
-use md5_fuzz::{fill, soft_digest, vary_avx512_width, Cursor};
+use md5_fuzz::{fill, soft_digest, Cursor};
 
 /// A length from a selector byte and a value: short rows mostly, the
 /// padding edges, and now and then a long one.
@@ -37,7 +37,7 @@ where
     let mut out = vec![[0u8; 16]; want.len()];
     multi::digest_offsets_into(values, &offsets, &mut out);
     assert_eq!(out, want, "offsets {}", core::any::type_name::<O>());
-    for kernel in __bench::kernels() {
+    for kernel in md5_fuzz::kernels(data) {
         out.fill([0; 16]);
         __bench::digest_offsets_into(kernel, values, &offsets, &mut out);
         assert_eq!(
@@ -65,7 +65,6 @@ fn base64_bits(d: &[u8; 16]) -> Vec<u8> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    vary_avx512_width(data);
     let mut c = Cursor::new(data);
     let form = c.u8();
     let count = c.u8() as usize % 201;
@@ -131,7 +130,7 @@ fuzz_target!(|data: &[u8]| {
                 out, want,
                 "suffix: {suffix}, affix {affix_len}, lengths {lens:?}"
             );
-            for kernel in __bench::kernels() {
+            for kernel in md5_fuzz::kernels(data) {
                 out.fill([0; 16]);
                 if suffix {
                     __bench::digest_many_suffixed_into(kernel, &msgs, affix, &mut out);
@@ -168,7 +167,7 @@ fuzz_target!(|data: &[u8]| {
             let mut out = vec![[0u8; 16]; lists.len()];
             multi::digest_pieces_into(&lists, &mut out);
             assert_eq!(out, want, "pieces, lengths {lens:?}");
-            for kernel in __bench::kernels() {
+            for kernel in md5_fuzz::kernels(data) {
                 out.fill([0; 16]);
                 __bench::digest_pieces_into(kernel, &lists, &mut out);
                 assert_eq!(out, want, "kernel {kernel}, pieces, lengths {lens:?}");

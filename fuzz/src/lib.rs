@@ -38,16 +38,18 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// On an AVX-512 CPU, makes the AVX-512 kernel run 1 to 4 groups (16 to 64
+/// Every kernel the CPU has, the AVX-512 one at 1 to 4 groups (16 to 64
 /// lanes), chosen by the input's length so that its bytes parse as they
 /// always have: the targets meet every width that kernel can have.
-pub fn vary_avx512_width(data: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if md5::multi::__bench::kernels().any(|k| k == "avx512") {
-        md5::multi::__bench::set_avx512_groups(1 + data.len() % 4);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = data;
+pub fn kernels(data: &[u8]) -> impl Iterator<Item = md5::multi::__bench::Choice> {
+    let groups = 1 + data.len() % 4;
+    md5::multi::__bench::kernels().map(move |name| {
+        let choice = md5::multi::__bench::Choice::new(name);
+        match name {
+            "avx512" => choice.groups(groups),
+            _ => choice,
+        }
+    })
 }
 
 /// `len` bytes made from `pool` repeated (zeros for an empty pool), each

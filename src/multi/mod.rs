@@ -139,9 +139,11 @@
 mod forms;
 mod kernel;
 mod lanes;
+mod platform;
 mod scheduler;
 mod state;
 mod stream;
+mod tuning;
 
 #[doc(hidden)]
 pub mod __bench;

@@ -17,22 +17,6 @@ use super::lane_vector::LaneVector;
 use super::Row;
 use core::arch::x86_64::*;
 
-cpufeatures::new!(avx512bw_cpuid, "avx512f", "avx512vl", "avx512bw");
-
-/// Whether the CPU has AVX-512F, VL and BW (the byte masks); Miri, which
-/// cannot execute CPUID, goes by the build's target features.
-pub(super) fn detected() -> bool {
-    if cfg!(miri) {
-        cfg!(all(
-            target_feature = "avx512f",
-            target_feature = "avx512vl",
-            target_feature = "avx512bw"
-        ))
-    } else {
-        avx512bw_cpuid::get()
-    }
-}
-
 /// Hashes the `16 * G` rows of `rows`, each of `blocks` blocks with its
 /// padding (1 to 4), continuing the chaining value `start` after `prefix`
 /// bytes, and writes row `i`'s digest to `out[i]`.

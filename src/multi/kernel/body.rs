@@ -10,8 +10,8 @@
 
 use super::lane_vector::{self, LaneVector};
 use crate::consts::RC;
-use crate::multi::scheduler::copy::prefetch;
 use crate::multi::state::{BlockPtrs, LaneStates};
+use crate::multi::stream::prefetch;
 
 /// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
 /// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`); each
@@ -73,13 +73,14 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
-            state: &mut super::LaneStates,
+            state: &mut crate::multi::state::LaneStates,
             ptrs: &crate::multi::state::BlockPtrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
+            prefetch: usize,
         ) {
             // SAFETY: the caller's contract is the body's, for this ISA.
-            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last) }
+            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last, prefetch) }
         }
     };
     (@transpose $v:ty, $feature:literal) => {
@@ -376,7 +377,9 @@ pub(super) fn compress_words<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4],
 /// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups,
 /// then, if `last` is given, the block of those message words in every
 /// lane: the padding block that equal-length messages share, without loads
-/// or transposition.
+/// or transposition. On calls of 2,048 blocks or more, each lane's line
+/// `prefetch` bytes ahead of its block is asked for (0: none), where the
+/// hardware prefetchers lose track of that many streams from memory.
 ///
 /// # Safety
 ///
@@ -388,6 +391,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
+    prefetch: usize,
 ) {
     const { assert!(G >= 1) };
     let w = V::LANES;
@@ -405,7 +409,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     }
 
     // SAFETY: the caller's contract.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last) };
+    unsafe { run_blocks(&mut s, ptrs, blocks, last, prefetch) };
 
     for (r, v) in state.rows.iter_mut().zip(s) {
         for (g, x) in v.into_iter().enumerate() {
@@ -432,8 +436,8 @@ pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
     assert!(V::LANES * G <= ptrs.len());
     // SAFETY: the caller vouches for the ISA.
     let mut s = start.map(|x| [unsafe { V::splat(x) }; G]);
-    // SAFETY: the caller's contract.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last) };
+    // SAFETY: the caller's contract. Short messages: nothing to prefetch.
+    unsafe { run_blocks(&mut s, ptrs, blocks, last, 0) };
     s
 }
 
@@ -448,6 +452,7 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
+    distance: usize,
 ) {
     // Two buffers of words where `V` loads ahead: block `blk`'s in `blk %
     // 2`, the next one's loaded into the other as `blk` is stepped.
@@ -456,7 +461,6 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     // Long calls only (128 KiB a lane or more): shorter messages tend to
     // lie in cache, where the prefetches cost time (4% on Zen 3's AVX2
     // over 8 to 64 KiB messages).
-    let distance = V::prefetch_ahead();
     let ahead = distance > 0 && blocks >= 2048;
     for blk in 0..blocks {
         if ahead {

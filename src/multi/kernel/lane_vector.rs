@@ -70,15 +70,6 @@ pub(super) trait LaneVector: Copy {
     /// SSE2's sixteen lost 3% to it on Zen 5; NEON was not measured.
     const LOADS_AHEAD: bool = false;
 
-    /// How far ahead of each lane's block, in bytes, the body asks for
-    /// the cache line on long calls on this CPU (0: it does not): where the
-    /// hardware prefetchers lose track of that many lanes' streams from
-    /// memory. Asked once a call.
-    #[inline(always)]
-    fn prefetch_ahead() -> usize {
-        0
-    }
-
     /// Every lane `x`.
     ///
     /// # Safety

@@ -37,7 +37,6 @@ use state::Scheduler;
 pub(super) use buckets::{LONGS as BUCKET_LONGS, MIN_ROWS as BUCKET_MIN_ROWS};
 #[cfg(test)]
 pub(super) use stagger::delays as stagger_delays;
-pub(super) use stagger::set_spread;
 #[cfg(test)]
 pub(super) use streams_from_memory as from_memory;
 

@@ -7,10 +7,12 @@ use crate::compress::test_rng;
 
 extern crate std;
 
-use super::kernel::Kernel;
+use super::kernel::{Isa, Kernel};
+use super::platform::Platform;
 use super::scheduler::digest_batch;
 use super::scheduler::source::Slices;
 use super::state::{BlockPtrs, LaneStates, MAX_LANES};
+use super::tuning::{Stagger, Tuning};
 use super::*;
 use crate::{compress, Digest, Md5};
 use std::{println, vec, vec::Vec};
@@ -31,7 +33,17 @@ const SHRINK: usize = if cfg!(miri) { 32 } else { 1 };
 /// The most lanes of any kernel built for this target: batch sizes up to
 /// a few times this reach every lane occupancy.
 fn widest() -> usize {
-    Kernel::ALL.iter().map(|k| k.max_lanes()).max().unwrap_or(1)
+    Isa::ALL
+        .iter()
+        .map(|&isa| {
+            Kernel {
+                isa,
+                tuning: Tuning::DEFAULT,
+            }
+            .max_lanes()
+        })
+        .max()
+        .unwrap_or(1)
 }
 
 /// Runs `f` on every kernel of this target that the CPU has, and says
@@ -41,18 +53,26 @@ fn widest() -> usize {
 /// (Only there: the scheduler is the same code everywhere, and under qemu
 /// these tests would take minutes more.)
 fn for_each_kernel(mut f: impl FnMut(Kernel)) {
-    for &k in Kernel::ALL {
-        match k.available() {
+    let tuning = Platform::detect().tuning();
+    for &isa in Isa::ALL {
+        match Kernel::available(isa, tuning) {
             Some(k) => f(k),
-            None => println!("skipping multi kernel {}: this CPU lacks it", k.name()),
+            None => println!("skipping multi kernel {}: this CPU lacks it", isa.name()),
         }
     }
     if cfg!(target_arch = "x86_64") {
         for groups in 1..=4 {
-            f(Kernel::SoftWide(groups));
+            f(Kernel {
+                isa: Isa::SoftWide(groups),
+                tuning,
+            });
         }
     }
 }
+
+/// Every CPU family's tuning row ([`Tuning::of`]), so that each runs on
+/// every host that has the ISA.
+const ROWS: [Tuning; 4] = [Tuning::INTEL, Tuning::ZEN3, Tuning::ZEN4, Tuning::ZEN5];
 
 /// `digest_batch(kernel)` of `inputs` against `Md5::digest`, message by
 /// message.
@@ -103,7 +123,7 @@ fn kernel_compress_every_lane() {
 #[test]
 fn avx512_ymm_every_lane() {
     use crate::multi::kernel::avx512_ymm;
-    let Some(_) = Kernel::Avx512.available() else {
+    let Some(_) = Kernel::available(Isa::Avx512, Tuning::DEFAULT) else {
         return println!("skipping the AVX-512 ymm body: this CPU lacks AVX-512");
     };
     let most = avx512_ymm::MOST_LANES;
