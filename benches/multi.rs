@@ -15,7 +15,9 @@
 //! bytes further along (`benches/multi/aligned.rs`: 64 × 64 KiB always,
 //! 128 × 7 MiB when the argument `aligned 7M` names it), and the AVX-512
 //! kernel at each group count on the batches above (`benches/multi/groups.rs`,
-//! alone with the argument `groups`).
+//! alone with the argument `groups`). With the argument `tune`, only the
+//! measurement of every choice of the AVX-512 tuning row on this CPU
+//! (`benches/multi/tune.rs`), and the row it would choose.
 //!
 //! Timing: the calling thread's CPU time (Linux; wall time elsewhere or with
 //! `MD5_BENCH_WALL_TIME=1`), so time spent descheduled on a busy machine
@@ -40,6 +42,8 @@ mod aligned;
 mod columns;
 #[path = "multi/groups.rs"]
 mod groups;
+#[path = "multi/tune.rs"]
+mod tune;
 
 #[path = "../tests/common/cpu.rs"]
 mod cpu;
@@ -343,6 +347,10 @@ fn main() {
         return;
     }
 
+    if filter.iter().any(|f| f == "tune") {
+        tune::run();
+        return;
+    }
     println!(
         "md5::backend() = {}, md5::multi::backend() = {}; clock: {}",
         md5::backend(),

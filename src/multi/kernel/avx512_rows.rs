@@ -14,6 +14,7 @@
 use super::avx512::{transpose16, V16};
 use super::body;
 use super::lane_vector::LaneVector;
+use super::steps;
 use super::Row;
 use core::arch::x86_64::*;
 
@@ -113,7 +114,7 @@ unsafe fn rows_of<const G: usize, const B: usize>(
             unsafe { groups.add(g).write(transpose16(r)) };
         }
         // SAFETY: the loop wrote each of the `G` rows.
-        body::compress_words(&mut s, unsafe { words.assume_init_ref() });
+        steps::compress_words(&mut s, unsafe { words.assume_init_ref() });
     }
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };

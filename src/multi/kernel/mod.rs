@@ -13,6 +13,9 @@
 mod lane_vector;
 #[cfg(any(md5_sse2, md5_neon))]
 #[macro_use]
+mod steps;
+#[cfg(any(md5_sse2, md5_neon))]
+#[macro_use]
 mod body;
 #[cfg(md5_sse2)]
 pub(super) mod avx2;

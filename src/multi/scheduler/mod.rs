@@ -46,6 +46,7 @@ mod column_buckets;
 pub(super) mod copy;
 pub(super) mod pad;
 pub(super) mod queue;
+mod runs;
 mod sets;
 pub(super) mod single;
 pub(super) mod source;
