@@ -714,3 +714,43 @@ fn parallel_forms_match_serial() {
         "md5::multi::par_digest_offsets_into: offsets[1] = 3 is past the end of values (2 bytes)"
     );
 }
+
+/// The rooms of `src/multi` import one way, as its `mod.rs` lays them out:
+/// `kernel/` nothing from `scheduler/`, `forms/`, `lanes.rs` or the
+/// hooks; `scheduler/` nothing from `forms/` or `lanes.rs`; the shared
+/// rooms (`state.rs`, `stream.rs`, `platform.rs`, `tuning.rs`) nothing
+/// from any room above them.
+#[test]
+fn multi_imports_go_one_way() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/multi");
+    let above = |room: &str| -> &[&str] {
+        match room {
+            "kernel" => &["scheduler", "forms", "lanes", "__bench"],
+            "scheduler" => &["forms", "lanes", "__bench"],
+            _ => &["kernel", "scheduler", "forms", "lanes", "__bench"],
+        }
+    };
+    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for room in ["kernel", "scheduler"] {
+        for entry in std::fs::read_dir(root.join(room)).unwrap() {
+            files.push((room.into(), entry.unwrap().path()));
+        }
+    }
+    for file in ["state.rs", "stream.rs", "platform.rs", "tuning.rs"] {
+        files.push(("shared".into(), root.join(file)));
+    }
+    assert!(files.len() > 30, "src/multi: {} files", files.len());
+    for (room, path) in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        // `super::` names `multi`'s rooms from a room's `mod.rs` or a
+        // shared file; from the others, the room's own files.
+        let own_super = room != "shared" && !path.ends_with("mod.rs");
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for name in above(&room) {
+                let leaks = line.contains(&format!("multi::{name}"))
+                    || !own_super && line.contains(&format!("super::{name}"));
+                assert!(!leaks, "{}: imports {name}: {line}", path.display());
+            }
+        }
+    }
+}

@@ -77,10 +77,10 @@ fn report(what: &str, names: &[String], ns: &[f64]) -> usize {
 }
 
 /// Groups 1 to 4 on `msgs`; the fastest count.
-fn groups(base: Choice, what: &str, msgs: &[&[u8]]) -> usize {
+fn groups(base: Choice, what: &str, msgs: &[&[u8]]) -> u16 {
     let rows: Vec<Tuning> = (1..=4).map(|g| base.tuning().with_groups(g)).collect();
     let names: Vec<String> = (1..=4).map(|g| format!("{g}g")).collect();
-    1 + report(what, &names, &time(base, &rows, msgs))
+    1 + report(what, &names, &time(base, &rows, msgs)) as u16
 }
 
 /// Equal messages `count` × `len`, 4 KiB apart and 320 bytes further
@@ -163,13 +163,13 @@ pub(super) fn run() {
         &time(base, &prefetch, &far.messages()),
     )];
 
-    let spreads = [1, 4, 8, 16, 32];
+    let spreads: [u16; 5] = [1, 4, 8, 16, 32];
     let staggers: Vec<Stagger> = spreads.iter().map(|&s| Stagger::forced(s)).collect();
     let names: Vec<String> = spreads.iter().map(|s| format!("s{s}")).collect();
     println!("  stagger: aligned / offset speed, lockstep (s1) or s delays");
     // Per layout, the least blocks a delay at which each length's best
     // spread keeps its idle blocks: what `blocks_per_delay` would be.
-    let mut per_delay = [usize::MAX; 2];
+    let mut per_delay = [u16::MAX; 2];
     for (layout, shift) in [("page", 0), ("vec", 16)] {
         for len in [4 << 10, 16 << 10, 64 << 10] {
             let r = stagger_ratios(base, 64, len, shift, &staggers);
@@ -181,23 +181,23 @@ pub(super) fn run() {
             let best = (0..r.len()).fold(0, |b, i| if r[i] > r[b] { i } else { b });
             // A stagger must beat lockstep by more than the noise.
             if best > 0 && r[best] > r[0] * 1.05 {
-                let blocks = len / 64;
-                per_delay[usize::from(shift > 0)] =
-                    per_delay[usize::from(shift > 0)].min(blocks / (spreads[best] - 1).max(1));
+                let blocks = (len / 64) as u16;
+                let at = usize::from(shift > 0);
+                per_delay[at] = per_delay[at].min(blocks / (spreads[best] - 1).max(1));
             }
         }
     }
     let stagger = &mut row.avx512_stagger;
-    if per_delay[0] != usize::MAX {
+    if per_delay[0] != u16::MAX {
         stagger.blocks_per_delay = stagger.blocks_per_delay.min(per_delay[0]);
     }
     stagger.split_blocks_per_delay = match per_delay[1] {
-        usize::MAX => 0,
+        u16::MAX => 0,
         per => per,
     };
 
     println!("\n  field                       in force   measured here");
-    let fields = [
+    let fields: [(&str, u16, u16); 7] = [
         ("groups", now.groups, row.groups),
         ("short_groups", now.short_groups, row.short_groups),
         ("memory_groups", now.memory_groups, row.memory_groups),

@@ -53,13 +53,14 @@ impl Choice {
             (1..=4).contains(&groups),
             "md5::multi: {groups} AVX-512 groups; the kernel is built for 1 to 4"
         );
-        self.tuned(self.0.tuning.with_groups(groups))
+        self.tuned(self.0.tuning.with_groups(groups as u16))
     }
 
     /// This kernel with equal whole-block messages that share their address
     /// bits below 4 KiB started up to `spread - 1` blocks apart (1: all in
     /// lockstep), however short they are.
     pub fn stagger(self, spread: usize) -> Choice {
+        let spread = u16::try_from(spread).unwrap_or(u16::MAX);
         self.tuned(self.0.tuning.with_stagger(Stagger::forced(spread)))
     }
 

@@ -22,6 +22,19 @@ pub enum Family {
     Other,
 }
 
+impl Family {
+    /// This family's tuning row.
+    pub const fn tuning(self) -> Tuning {
+        match self {
+            Family::IntelAvx512 => Tuning::INTEL,
+            Family::Zen3 => Tuning::ZEN3,
+            Family::Zen4 => Tuning::ZEN4,
+            Family::Zen5 => Tuning::ZEN5,
+            Family::Other => Tuning::DEFAULT,
+        }
+    }
+}
+
 /// The CPU: what it can run and what it is.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Platform {
@@ -82,7 +95,7 @@ impl Platform {
 
     /// The [`Tuning`] row of this CPU's family.
     pub fn tuning(self) -> Tuning {
-        Tuning::of(self.family())
+        self.family().tuning()
     }
 }
 
@@ -183,6 +196,27 @@ mod x86 {
             family,
             model,
         }
+    }
+
+    #[cfg(test)]
+    #[test]
+    fn families_and_rows() {
+        use super::Family;
+        use crate::multi::tuning::Tuning;
+        let cpu = |amd, intel, avx512, family| Platform {
+            amd,
+            intel,
+            avx512,
+            family,
+            ..Platform::NONE
+        };
+        assert_eq!(cpu(true, false, true, 0x19).family(), Family::Zen4);
+        assert_eq!(cpu(true, false, false, 0x19).family(), Family::Zen3);
+        assert_eq!(cpu(true, false, true, 0x1a).family(), Family::Zen5);
+        assert_eq!(cpu(false, true, true, 6).family(), Family::IntelAvx512);
+        assert_eq!(cpu(false, false, true, 6).family(), Family::Other);
+        assert_eq!(Family::Zen4.tuning().ymm_lanes, 24);
+        assert_eq!(Family::Other.tuning(), Tuning::DEFAULT);
     }
 
     #[cfg(test)]

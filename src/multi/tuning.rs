@@ -7,24 +7,22 @@
 //! there. `cargo bench --bench multi -- tune` measures every choice on the
 //! CPU at hand and prints the row it would choose beside the row in force.
 
-use super::platform::Family;
-
 /// When equal whole-block messages whose starts crowd one L1 set (a
 /// multiple of 4 KiB apart) start a block apart, lane by lane, instead of
 /// in lockstep (`scheduler/stagger.rs`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Stagger {
     /// Distinct delays, in blocks (1: lockstep).
-    pub spread: usize,
+    pub spread: u16,
     /// Sets of more lanes than this run in lockstep.
-    pub most_lanes: usize,
+    pub most_lanes: u16,
     /// Starts on a cache line: messages shorter than this many blocks per
     /// delay (`spread - 1` of them) run in lockstep.
-    pub blocks_per_delay: usize,
+    pub blocks_per_delay: u16,
     /// Starts inside a cache line, each block across two lines: the spread
     /// shrinks to `blocks / split_blocks_per_delay + 1` delays instead; 0:
     /// as starts on a line.
-    pub split_blocks_per_delay: usize,
+    pub split_blocks_per_delay: u16,
 }
 
 impl Stagger {
@@ -38,10 +36,10 @@ impl Stagger {
 
     /// `spread` delays on every crowded set, however short or wide: for
     /// measuring and tests.
-    pub const fn forced(spread: usize) -> Stagger {
+    pub const fn forced(spread: u16) -> Stagger {
         Stagger {
             spread,
-            most_lanes: usize::MAX,
+            most_lanes: u16::MAX,
             blocks_per_delay: 0,
             split_blocks_per_delay: 0,
         }
@@ -51,37 +49,38 @@ impl Stagger {
     /// `blocks` blocks takes (1: none); `split` when their starts are
     /// inside a cache line.
     pub(crate) fn spread(self, lanes: usize, blocks: usize, split: bool) -> usize {
-        if self.spread < 2 || lanes > self.most_lanes {
+        let spread = usize::from(self.spread);
+        if spread < 2 || lanes > usize::from(self.most_lanes) {
             return 1;
         }
-        match (split, self.split_blocks_per_delay) {
-            (true, per) if per > 0 => self.spread.min(blocks / per + 1),
-            _ if blocks >= self.blocks_per_delay * (self.spread - 1) => self.spread,
+        match (split, usize::from(self.split_blocks_per_delay)) {
+            (true, per) if per > 0 => spread.min(blocks / per + 1),
+            _ if blocks >= usize::from(self.blocks_per_delay) * (spread - 1) => spread,
             _ => 1,
         }
     }
 }
 
-/// The numbers the speed rules use, a row per CPU family ([`Tuning::of`]).
+/// The numbers the speed rules use, a row per CPU family (`Family::tuning`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Tuning {
     /// AVX-512 groups of 16 lanes interleaved at full width.
-    pub groups: usize,
+    pub groups: u16,
     /// AVX-512 groups for a set of short messages (four blocks or fewer
     /// with padding) copied into the lanes, or equal 64-byte ones.
-    pub short_groups: usize,
+    pub short_groups: u16,
     /// AVX-512 groups at full width for a batch of long messages past the
     /// caches (`scheduler::streams_from_memory`).
-    pub memory_groups: usize,
+    pub memory_groups: u16,
     /// AVX-512 calls of at most this many busy lanes run on `ymm`
     /// registers, up to three groups of 8 (`kernel/avx512_ymm.rs`); 0:
     /// never.
-    pub ymm_lanes: usize,
+    pub ymm_lanes: u16,
     /// How far ahead of each lane's block the AVX-512 body asks for the
     /// line on calls of 2,048 blocks or more, in bytes (0: it does not).
-    pub avx512_prefetch: usize,
+    pub avx512_prefetch: u16,
     /// The same for the AVX2 body.
-    pub avx2_prefetch: usize,
+    pub avx2_prefetch: u16,
     /// The AVX-512 kernel's stagger.
     pub avx512_stagger: Stagger,
     /// The AVX2 kernel's stagger.
@@ -108,7 +107,7 @@ const AVX512_STAGGER: Stagger = Stagger {
 /// 16 KiB messages on).
 const AVX2_STAGGER_AMD: Stagger = Stagger {
     spread: 24,
-    most_lanes: usize::MAX,
+    most_lanes: u16::MAX,
     blocks_per_delay: 16,
     split_blocks_per_delay: 0,
 };
@@ -198,20 +197,9 @@ impl Tuning {
     /// The row for CPUs of no measured family: Intel's.
     pub const DEFAULT: Tuning = Tuning::INTEL;
 
-    /// The row of `family`.
-    pub const fn of(family: Family) -> Tuning {
-        match family {
-            Family::IntelAvx512 => Tuning::INTEL,
-            Family::Zen3 => Tuning::ZEN3,
-            Family::Zen4 => Tuning::ZEN4,
-            Family::Zen5 => Tuning::ZEN5,
-            Family::Other => Tuning::DEFAULT,
-        }
-    }
-
     /// This row with every AVX-512 group count `groups` (full width, short
     /// sets, past the caches), as a CPU of that width would run.
-    pub const fn with_groups(self, groups: usize) -> Tuning {
+    pub const fn with_groups(self, groups: u16) -> Tuning {
         Tuning {
             groups,
             short_groups: groups,
@@ -233,7 +221,7 @@ impl Tuning {
     /// Whether an AVX-512 call of `used` busy lanes runs on `ymm`
     /// registers.
     pub(crate) fn runs_ymm(self, used: usize) -> bool {
-        used <= self.ymm_lanes
+        used <= usize::from(self.ymm_lanes)
     }
 
     /// How one set of equal messages runs: see [`Plan`].
@@ -329,10 +317,7 @@ mod tests {
     }
 
     #[test]
-    fn rows_by_family() {
-        assert_eq!(Tuning::of(Family::Zen4).ymm_lanes, 24);
-        assert_eq!(Tuning::of(Family::Zen5).groups, 4);
-        assert_eq!(Tuning::of(Family::Other), Tuning::DEFAULT);
+    fn with_groups_sets_every_count() {
         let t = Tuning::ZEN5.with_groups(1);
         assert_eq!((t.groups, t.short_groups, t.memory_groups), (1, 1, 1));
     }

@@ -30,8 +30,8 @@ unsafe fn load16(p: *const u8, at: usize) -> __m128i {
 impl LaneVector for V8 {
     const LANES: usize = 8;
 
-    /// Measured on Zen 5 only: 64 equal messages of 16 KiB, 16 KiB apart,
-    /// 1.10-1.12x; of 64 KiB, 320 bytes further apart, 1.04x.
+    /// Measured on Zen 5 only (benches/RESULTS.md, "Tuning rows: the
+    /// figures behind them").
     const LOADS_AHEAD: bool = true;
 
     const I_BY_SUB: bool = true;

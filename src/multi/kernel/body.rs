@@ -108,9 +108,8 @@ unsafe fn load_blocks<'m, V: LaneVector, const G: usize>(
 /// they come from L2: lanes whose blocks share one L1 set (equal messages
 /// a multiple of 4 KiB apart) evict each other's prefetched lines, and
 /// four groups of steps leave the out-of-order window no room to run the
-/// next block's loads early. On Zen 5 (four groups, 64 lanes), 64 messages
-/// of 4 KiB as far apart took 4.1 ns a lane-block loaded at the start and
-/// 2.8 loaded a round ahead; 64 bytes further apart, 2.8 and 2.5.
+/// next block's loads early (benches/RESULTS.md, "Tuning rows: the figures
+/// behind them").
 struct NextBlock<'p, V, const G: usize> {
     rows: *mut [V; 16],
     ptrs: &'p BlockPtrs,

@@ -132,7 +132,7 @@ impl Kernel {
     pub(crate) fn builds_rows(self) -> bool {
         match self.isa {
             #[cfg(md5_sse2)]
-            Isa::Avx512 => Platform::detect().avx512bw,
+            Isa::Avx512 => self.avx512bw,
             _ => false,
         }
     }

@@ -74,6 +74,8 @@ pub(crate) enum Isa {
 pub(crate) struct Kernel {
     pub(crate) isa: Isa,
     pub(crate) tuning: Tuning,
+    /// Whether the CPU has AVX-512BW too ([`Kernel::builds_rows`]).
+    pub(crate) avx512bw: bool,
 }
 
 /// How a kernel is built: the lanes of one group (its vector width in
@@ -197,13 +199,18 @@ impl Kernel {
         Kernel {
             isa: best,
             tuning: cpu.tuning(),
+            avx512bw: cpu.avx512bw,
         }
     }
 
     /// Kernel `isa` with the tuning row `tuning`, if the CPU can run it.
     pub(crate) fn available(isa: Isa, tuning: Tuning) -> Option<Kernel> {
-        isa.runs_on(Platform::detect())
-            .then_some(Kernel { isa, tuning })
+        let cpu = Platform::detect();
+        isa.runs_on(cpu).then_some(Kernel {
+            isa,
+            tuning,
+            avx512bw: cpu.avx512bw,
+        })
     }
 
     /// The kernel named `name` with the CPU's tuning row, if this build
@@ -276,8 +283,8 @@ impl Kernel {
 
     /// `groups` held to what the AVX-512 kernel is built for.
     #[cfg(md5_sse2)]
-    fn avx512_groups(self, groups: usize) -> usize {
-        groups.clamp(1, self.max_groups())
+    fn avx512_groups(self, groups: u16) -> usize {
+        usize::from(groups).clamp(1, self.max_groups())
     }
 
     /// The most interleaved groups the kernel is built for.
@@ -312,9 +319,9 @@ impl Kernel {
     fn prefetch(self) -> usize {
         match self.isa {
             #[cfg(md5_sse2)]
-            Isa::Avx512 => self.tuning.avx512_prefetch,
+            Isa::Avx512 => usize::from(self.tuning.avx512_prefetch),
             #[cfg(md5_sse2)]
-            Isa::Avx2 => self.tuning.avx2_prefetch,
+            Isa::Avx2 => usize::from(self.tuning.avx2_prefetch),
             _ => 0,
         }
     }

@@ -41,6 +41,7 @@ fn widest() -> usize {
             Kernel {
                 isa,
                 tuning: Tuning::DEFAULT,
+                avx512bw: false,
             }
             .max_lanes()
         })
@@ -67,12 +68,13 @@ fn for_each_kernel(mut f: impl FnMut(Kernel)) {
             f(Kernel {
                 isa: Isa::SoftWide(groups),
                 tuning,
+                avx512bw: false,
             });
         }
     }
 }
 
-/// Every CPU family's tuning row ([`Tuning::of`]), so that each runs on
+/// Every CPU family's tuning row (`Family::tuning`), so that each runs on
 /// every host that has the ISA.
 const ROWS: [Tuning; 4] = [Tuning::INTEL, Tuning::ZEN3, Tuning::ZEN4, Tuning::ZEN5];
 

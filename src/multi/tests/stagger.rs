@@ -7,7 +7,7 @@
 use super::*;
 
 /// `kernel` with every crowded set staggered by `spread` delays.
-fn forced(kernel: Kernel, spread: usize) -> Kernel {
+fn forced(kernel: Kernel, spread: u16) -> Kernel {
     kernel.tuned(kernel.tuning.with_stagger(Stagger::forced(spread)))
 }
 
@@ -48,7 +48,7 @@ fn check_apart_at(
 #[test]
 fn staggered_lanes_every_kernel() {
     let mut rng = Rng(0x7374_6167_6701);
-    let (spreads, lens): (&[usize], &[usize]) = if cfg!(miri) {
+    let (spreads, lens): (&[u16], &[usize]) = if cfg!(miri) {
         (&[3], &[1, 4])
     } else {
         (&[2, 8, 32, 64], &[1, 2, 7, 8, 9, 31, 33, 70])
@@ -104,7 +104,11 @@ fn stagger_delays() {
     let ptrs: Vec<*const u8> = (0..32).map(|i| base.wrapping_add(i * 8192)).collect();
     // Only `delays` runs: no kernel is called, so any row and ISA will do.
     #[cfg(md5_sse2)]
-    let kernel = |isa, tuning| Kernel { isa, tuning };
+    let kernel = |isa, tuning| Kernel {
+        isa,
+        tuning,
+        avx512bw: false,
+    };
     // Crowded and at least `blocks` long: `lanes` distinct delays; a block
     // shorter, none.
     #[cfg(md5_sse2)]
@@ -151,6 +155,7 @@ fn stagger_delays() {
         Kernel {
             isa: Isa::Portable,
             tuning: Tuning::DEFAULT,
+            avx512bw: false,
         },
         8,
     );
@@ -168,7 +173,7 @@ fn stagger_delays() {
 #[test]
 fn lanes_staggered_every_kernel() {
     let mut rng = Rng(0x7374_6167_6703);
-    let (spreads, lens): (&[usize], &[usize]) = if cfg!(miri) {
+    let (spreads, lens): (&[u16], &[usize]) = if cfg!(miri) {
         (&[3], &[2])
     } else {
         (&[2, 8, 32], &[1, 7, 9, 33])
