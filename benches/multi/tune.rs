@@ -28,7 +28,7 @@ struct Equal {
 impl Equal {
     fn new(count: usize, len: usize, gap: usize, shift: usize) -> Equal {
         let data: Vec<u8> = (0..gap * count + 8192)
-            .map(|i| (i * 131 >> 3) as u8)
+            .map(|i| ((i * 131) >> 3) as u8)
             .collect();
         let base = data.as_ptr().align_offset(4096) + shift;
         let at = (0..count).map(|i| base + i * gap).collect();

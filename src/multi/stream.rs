@@ -77,6 +77,21 @@ pub(crate) fn fence() {
     };
 }
 
+/// Asks for the cache line of `p` in every cache level. x86_64 only;
+/// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
+/// stable).
+#[inline(always)]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no memory
+    // architecturally and cannot fault, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = p;
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;
@@ -97,19 +112,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Asks for the cache line of `p` in every cache level. x86_64 only;
-/// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
-/// stable).
-#[inline(always)]
-pub(crate) fn prefetch(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no memory
-    // architecturally and cannot fault, whatever the address.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(any(not(target_arch = "x86_64"), miri))]
-    let _ = p;
 }

@@ -89,11 +89,13 @@ pub struct Tuning {
     pub other_stagger: Stagger,
 }
 
+// Each field's line names the table of benches/RESULTS.md that measured
+// it: "Tuning rows" (the current row per CPU) and "Tuning rows: the
+// figures behind them" (each rule's figures), under "Current figures".
+
 /// AVX-512's stagger where no row says otherwise: 32 delays for sets of
-/// up to 32 lanes, messages of 128 blocks a delay or more; wider sets in
-/// lockstep. "Equal messages 4 KiB apart": on the Intel Xeon, 128 × 7 MiB
-/// in lockstep 0.77–0.90 of offset, staggered 0.87–1.04; on Zen 5, 64
-/// lanes in lockstep 0.89–1.02, staggered down to 0.40.
+/// up to 32 lanes from 128 blocks a delay, wider sets in lockstep ("Equal
+/// messages 4 KiB apart": paid at 7 MiB on Intel, lost on Zen 5's 64).
 const AVX512_STAGGER: Stagger = Stagger {
     spread: 32,
     most_lanes: 32,
@@ -102,9 +104,8 @@ const AVX512_STAGGER: Stagger = Stagger {
 };
 
 /// AVX2's stagger on AMD: a delay for each of its 24 lanes, from 16 blocks
-/// a delay ("Equal messages 4 KiB apart", AVX2 on Zen 3: lockstep
-/// 0.68–0.71 of offset at 7 MiB, staggered 1.08; staggering paid from
-/// 16 KiB messages on).
+/// a delay ("Tuning rows: the figures behind them", stagger, Zen 3: paid
+/// from 16 KiB messages on).
 const AVX2_STAGGER_AMD: Stagger = Stagger {
     spread: 24,
     most_lanes: u16::MAX,
@@ -116,28 +117,27 @@ impl Tuning {
     /// Intel with AVX-512 (Sapphire Rapids class, family 6 models 167
     /// and 207), and the default for CPUs no row names.
     pub const INTEL: Tuning = Tuning {
-        // "Interleaved groups": two fastest in the raw kernel and on the
-        // batches (1-cycle vector latency: two groups fill two pipes).
+        // "Interleaved groups": 1-cycle latency, two groups fill two pipes.
         groups: 2,
-        // "Interleaved groups": three 1.03–1.06x two on 1000 × 64 B.
+        // "Interleaved groups": a third group paid on 1000 × 64 B only.
         short_groups: 3,
-        // As `groups`: not measured past the caches.
+        // Not measured past the caches: as `groups`.
         memory_groups: 2,
-        // "Few messages on Zen 4": the 512-bit kernel led on 8 × 64 KiB.
+        // "Tuning rows" (ymm): the 512-bit kernel led on 8 × 64 KiB.
         ymm_lanes: 0,
         // Not measured on Intel.
         avx512_prefetch: 0,
-        // "Prefetch ahead": measured on Zen 3 only, kept everywhere.
+        // "Tuning rows" (prefetch): measured on Zen 3, kept everywhere.
         avx2_prefetch: 512,
         avx512_stagger: AVX512_STAGGER,
-        // "Equal messages 4 KiB apart": AVX2 lost 20% staggered on Intel.
+        // "Equal messages 4 KiB apart": AVX2 lost to staggering on Intel.
         avx2_stagger: Stagger::OFF,
         other_stagger: Stagger::OFF,
     };
 
     /// AMD before Zen 4 (family 0x19 without AVX-512, and 0x17).
     pub const ZEN3: Tuning = Tuning {
-        // "Prefetch ahead": 128 × 7 MiB 1.36–1.53x with 512 bytes.
+        // "Tuning rows" (prefetch): Zen 3's AVX2 from memory.
         avx2_prefetch: 512,
         avx512_prefetch: 512,
         avx2_stagger: AVX2_STAGGER_AMD,
@@ -146,23 +146,22 @@ impl Tuning {
 
     /// AMD Zen 4 (family 0x19 with AVX-512).
     pub const ZEN4: Tuning = Tuning {
-        // "Interleaved groups" (Zen 4): three and four 0.85 / 0.92 of two
-        // on 64 × 64 KiB; four 30% slower past the caches.
+        // "Tuning rows" (groups, Zen 4): two ahead of three and four on
+        // 64 × 64 KiB, and past the caches.
         groups: 2,
-        // "Interleaved groups" (Zen 4): three 1.14–1.16x two on 1000 × 64 B.
+        // "Tuning rows" (short sets, Zen 4): three ahead on 1000 × 64 B.
         short_groups: 3,
+        // "Tuning rows" (tune, Zen 4): four well behind two past the caches.
         memory_groups: 2,
-        // "Few messages on Zen 4": 24 × 64 KiB 23% faster as three `ymm`
-        // groups than as two 512-bit ones, 8 × 64 KiB 17%.
+        // "Tuning rows" (ymm, Zen 4): 512-bit ops run as two halves, so
+        // three `ymm` groups beat two `zmm` ones up to 24 lanes.
         ymm_lanes: 24,
-        // As Zen 5's ("Prefetch ahead").
+        // "Tuning rows" (tune, Zen 4): 64 × 2 MiB faster with it.
         avx512_prefetch: 512,
         avx2_prefetch: 512,
-        // "Equal messages 4 KiB apart" (Zen 4): starts on a line lose
-        // little in lockstep (0.93–0.97 of offset at 4 to 64 KiB); starts
-        // 16 bytes past a page (a `Vec`'s) 0.69–0.71, and staggered, 16
-        // blocks a delay, 0.77 at 4 KiB, 0.85 at 16 KiB, 0.93–0.95 at 64
-        // KiB.
+        // "Equal messages 4 KiB apart, Zen 4": starts on a line lose
+        // little in lockstep; starts inside one (a `Vec`'s) lose a
+        // quarter, and staggered from 16 blocks a delay most of it back.
         avx512_stagger: Stagger {
             split_blocks_per_delay: 16,
             ..AVX512_STAGGER
@@ -173,19 +172,18 @@ impl Tuning {
 
     /// AMD Zen 5 (family 0x1A).
     pub const ZEN5: Tuning = Tuning {
-        // "Interleaved groups" (Zen 5): 2-cycle vector latency and four
-        // pipes; two and three 0.81 / 0.76 of four on 64 × 64 KiB.
+        // "Tuning rows" (groups, Zen 5): 2-cycle latency and four pipes
+        // need four groups in flight.
         groups: 4,
-        // "Interleaved groups" (Zen 5): 1000 × 64 B, three 0.85 of four.
+        // "Tuning rows" (groups, Zen 5): four ahead on 1000 × 64 B too.
         short_groups: 4,
-        // "Interleaved groups" (Zen 5, past the caches): four 0.51–0.55
-        // of two from 64 × 1 MiB up.
+        // "Tuning rows" (past the caches, Zen 5): memory feeds 32 lanes,
+        // not 64.
         memory_groups: 2,
         // Not measured with the `ymm` body: vector ops take two cycles at
         // every width.
         ymm_lanes: 0,
-        // "Prefetch ahead" (Zen 5): 128 × 8 MiB 11.3–12.9 GB/s with it,
-        // 7.1–8.9 without.
+        // "Tuning rows" (prefetch, Zen 5): ETag parts from memory.
         avx512_prefetch: 512,
         avx2_prefetch: 512,
         // Sets over 32 lanes in lockstep: `AVX512_STAGGER`.
