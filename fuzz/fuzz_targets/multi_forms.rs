@@ -37,7 +37,9 @@ where
     let mut out = vec![[0u8; 16]; want.len()];
     multi::digest_offsets_into(values, &offsets, &mut out);
     assert_eq!(out, want, "offsets {}", core::any::type_name::<O>());
-    for kernel in md5_fuzz::kernels(data) {
+    // The AVX-512 width by the values' length, as the other forms by the
+    // input's.
+    for kernel in md5_fuzz::kernels(values) {
         out.fill([0; 16]);
         __bench::digest_offsets_into(kernel, values, &offsets, &mut out);
         assert_eq!(
