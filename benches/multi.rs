@@ -15,7 +15,9 @@
 //! bytes further along (`benches/multi/aligned.rs`: 64 × 64 KiB always,
 //! 128 × 7 MiB when the argument `aligned 7M` names it), and the AVX-512
 //! kernel at each group count on the batches above (`benches/multi/groups.rs`,
-//! alone with the argument `groups`).
+//! alone with the argument `groups`). With the argument `tune`, only the
+//! measurement of every choice of the AVX-512 tuning row on this CPU
+//! (`benches/multi/tune.rs`), and the row it would choose.
 //!
 //! Timing: the calling thread's CPU time (Linux; wall time elsewhere or with
 //! `MD5_BENCH_WALL_TIME=1`), so time spent descheduled on a busy machine
@@ -40,6 +42,8 @@ mod aligned;
 mod columns;
 #[path = "multi/groups.rs"]
 mod groups;
+#[path = "multi/tune.rs"]
+mod tune;
 
 #[path = "../tests/common/cpu.rs"]
 mod cpu;
@@ -135,9 +139,18 @@ fn contenders() -> Vec<Contender> {
             }
         }),
     }];
-    for kernel in __bench::kernels().filter(|&k| k != "portable") {
+    // `MD5_BENCH_AVX512_GROUPS=n`: the AVX-512 kernel at n groups, whatever
+    // the tuning row says, for every table but the group table's own.
+    let avx512_groups: Option<usize> = std::env::var("MD5_BENCH_AVX512_GROUPS")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    for name in __bench::kernels().filter(|&k| k != "portable") {
+        let kernel = match (name, avx512_groups) {
+            ("avx512", Some(groups)) => __bench::Choice::new(name).groups(groups),
+            _ => __bench::Choice::new(name),
+        };
         all.push(Contender {
-            name: format!("{kernel} ({})", __bench::lanes(kernel)),
+            name: format!("{name} ({})", kernel.lanes()),
             run: Box::new(move |msgs, out| __bench::digest_many_into(kernel, msgs, out)),
         });
     }
@@ -334,14 +347,9 @@ fn main() {
         return;
     }
 
-    // `MD5_BENCH_AVX512_GROUPS=n`: the AVX-512 kernel at n groups, whatever
-    // the rule says, for every table but the group table's own.
-    #[cfg(target_arch = "x86_64")]
-    if let Some(groups) = std::env::var("MD5_BENCH_AVX512_GROUPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-    {
-        __bench::set_avx512_groups(groups);
+    if filter.iter().any(|f| f == "tune") {
+        tune::run();
+        return;
     }
     println!(
         "md5::backend() = {}, md5::multi::backend() = {}; clock: {}",

@@ -110,8 +110,8 @@ fn mixed_sets_and_staggered_lanes_every_kernel() {
         .collect();
     let data = rng.bytes(4096 * (widest + 1));
     let base = data.as_ptr().align_offset(4096);
-    let rule = multi::__bench::set_stagger_spread(6);
-    for kernel in multi::__bench::kernels() {
+    for name in multi::__bench::kernels() {
+        let kernel = multi::__bench::Choice::new(name).stagger(6);
         let want: Vec<[u8; 16]> = rows.iter().map(|m| upstream(m)).collect();
         let mut out = vec![[0; 16]; rows.len()];
         multi::__bench::digest_many_into(kernel, &rows, &mut out);
@@ -126,7 +126,6 @@ fn mixed_sets_and_staggered_lanes_every_kernel() {
             assert_eq!(out, want, "kernel {kernel}, {blocks} blocks, staggered");
         }
     }
-    multi::__bench::set_stagger_spread(rule);
 }
 
 /// The scheduler's other paths past the queue, on every kernel: short

@@ -144,6 +144,39 @@ fn lanes_reject_too_many_streams() {
 /// Equal digests cannot show which kernel ran: pin `md5::multi::backend()`
 /// per target, configuration and CPU, detected here independently of the
 /// crate's own `cpufeatures` check.
+/// Equal whole-block messages a multiple of 4 KiB apart, from a page and
+/// from 16 bytes past one (where a large `Vec<u8>`'s bytes start), each
+/// as long as a stagger pays for on some row or not: every kernel the CPU
+/// has, under every CPU family's tuning row, and `Lanes`, against md-5
+/// 0.10.6.
+#[test]
+fn equal_messages_4k_apart_every_row() {
+    use multi::__bench::{Choice, Tuning};
+    let mut rng = Rng(0x7665_6331);
+    let rows = [Tuning::INTEL, Tuning::ZEN3, Tuning::ZEN4, Tuning::ZEN5];
+    let data = rng.bytes((64 << 10) * 65 + 8192);
+    for shift in [0, 16] {
+        let base = data.as_ptr().align_offset(4096) + shift;
+        for (count, len) in [(64, 4 << 10), (33, 16 << 10), (64, 64 << 10)] {
+            let msgs: Vec<&[u8]> = (0..count).map(|i| &data[base + i * len..][..len]).collect();
+            let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
+            for kernel in multi::__bench::kernels() {
+                for row in rows {
+                    let choice = Choice::new(kernel).tuned(row);
+                    let mut out = vec![[0; 16]; count];
+                    multi::__bench::digest_many_into(choice, &msgs, &mut out);
+                    assert_eq!(out, want, "{choice}, {row:?}, {count} x {len} at +{shift}");
+                    let mut lanes = multi::__bench::lanes_with(choice, count);
+                    lanes.update(&msgs);
+                    for (lane, want) in want.iter().enumerate() {
+                        assert_eq!(&lanes.finalize_lane(lane, &[]), want, "Lanes, {choice}");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn backend_is_the_expected_one() {
     println!(
@@ -680,4 +713,44 @@ fn parallel_forms_match_serial() {
         msg,
         "md5::multi::par_digest_offsets_into: offsets[1] = 3 is past the end of values (2 bytes)"
     );
+}
+
+/// The rooms of `src/multi` import one way, as its `mod.rs` lays them out:
+/// `kernel/` nothing from `scheduler/`, `forms/`, `lanes.rs` or the
+/// hooks; `scheduler/` nothing from `forms/` or `lanes.rs`; the shared
+/// rooms (`state.rs`, `stream.rs`, `platform.rs`, `tuning.rs`) nothing
+/// from any room above them.
+#[test]
+fn multi_imports_go_one_way() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/multi");
+    let above = |room: &str| -> &[&str] {
+        match room {
+            "kernel" => &["scheduler", "forms", "lanes", "__bench"],
+            "scheduler" => &["forms", "lanes", "__bench"],
+            _ => &["kernel", "scheduler", "forms", "lanes", "__bench"],
+        }
+    };
+    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
+    for room in ["kernel", "scheduler"] {
+        for entry in std::fs::read_dir(root.join(room)).unwrap() {
+            files.push((room.into(), entry.unwrap().path()));
+        }
+    }
+    for file in ["state.rs", "stream.rs", "platform.rs", "tuning.rs"] {
+        files.push(("shared".into(), root.join(file)));
+    }
+    assert!(files.len() > 30, "src/multi: {} files", files.len());
+    for (room, path) in files {
+        let text = std::fs::read_to_string(&path).unwrap();
+        // `super::` names `multi`'s rooms from a room's `mod.rs` or a
+        // shared file; from the others, the room's own files.
+        let own_super = room != "shared" && !path.ends_with("mod.rs");
+        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+            for name in above(&room) {
+                let leaks = line.contains(&format!("multi::{name}"))
+                    || !own_super && line.contains(&format!("super::{name}"));
+                assert!(!leaks, "{}: imports {name}: {line}", path.display());
+            }
+        }
+    }
 }

@@ -25,8 +25,11 @@ const STACK: usize = 80 << 10;
 
 /// [`STACK`], and 8 KiB more where the AVX-512 kernel runs four groups.
 fn plain_stack() -> usize {
-    match multi::__bench::avx512_groups() {
-        4 => STACK + (8 << 10),
+    match multi::__bench::kernels()
+        .any(|k| k == "avx512")
+        .then(|| multi::__bench::Choice::new("avx512").tuning().groups)
+    {
+        Some(4) => STACK + (8 << 10),
         _ => STACK,
     }
 }

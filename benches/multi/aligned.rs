@@ -5,18 +5,22 @@
 //!
 //! Each layout pair prints every contender's throughput on both layouts,
 //! its ratio to the single stream over the same layout, and the aligned
-//! layout's speed over the offset one (the need: ≥ 0.9). Shapes: 64 × 64
-//! KiB (`aligned 64K`) and 128 × 7 MiB (`aligned 7M`, 896 MiB, run only
-//! when a filter names it). `cargo test --bench multi` checks every
-//! contender's digests on small layouts of the same kinds.
+//! layout's speed over the offset one (the need: ≥ 0.9). Shapes: 64 × 4,
+//! 16 and 64 KiB (`aligned 4K`, `aligned 16K`, `aligned 64K`) and 128 × 7
+//! MiB (`aligned 7M`, 896 MiB, run only when a filter names it), each in
+//! two layouts: from a page (`page`), and from 16 bytes past one (`vec`),
+//! where glibc puts a large `Vec<u8>`'s bytes, so that each block spans
+//! two cache lines. Beside the batch contenders, `Lanes` fed each message
+//! as one stream. `cargo test --bench multi` checks every contender's
+//! digests on small layouts of the same kinds.
 
 use super::{measure, Contender};
-use md5::multi::__bench;
+use md5::multi::{__bench, Lanes};
 use md5::{Digest, Md5};
 use std::hint::black_box;
 
-/// `count` messages of `len` bytes in one page-aligned buffer, each `gap`
-/// bytes after the previous one's start.
+/// `count` messages of `len` bytes in one buffer, the first `shift` bytes
+/// past a page, each `gap` bytes after the previous one's start.
 struct Layout {
     data: Vec<u8>,
     /// Where the first page starts in `data`.
@@ -27,14 +31,14 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(count: usize, len: usize, gap: usize) -> Self {
-        assert!(gap >= len);
+    fn new(count: usize, len: usize, gap: usize, shift: usize) -> Self {
+        assert!(gap >= len && shift < 4096);
         let total = gap * count + 4096;
         // Cheap, distinct bytes: a counter mixed per 8 bytes.
         let data: Vec<u8> = (0..total / 8)
             .flat_map(|i: usize| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes())
             .collect();
-        let base = data.as_ptr().align_offset(4096);
+        let base = data.as_ptr().align_offset(4096) + shift;
         Self {
             data,
             base,
@@ -57,17 +61,19 @@ impl Layout {
 /// One pair of layouts: the messages a multiple of 4 KiB apart, and each
 /// 320 bytes further along than the one before.
 struct Pair {
-    name: &'static str,
+    name: String,
     aligned: Layout,
     offset: Layout,
 }
 
-fn pair(name: &'static str, count: usize, len: usize) -> Pair {
+/// The pair `count` × `len` from a page (`vec`: from 16 bytes past one).
+fn pair(name: &str, count: usize, len: usize, vec: bool) -> Pair {
     let apart = len.next_multiple_of(4096);
+    let (shift, layout) = if vec { (16, "vec") } else { (0, "page") };
     Pair {
-        name,
-        aligned: Layout::new(count, len, apart),
-        offset: Layout::new(count, len, apart + 320),
+        name: format!("{name} {layout}"),
+        aligned: Layout::new(count, len, apart, shift),
+        offset: Layout::new(count, len, apart + 320, shift),
     }
 }
 
@@ -76,13 +82,19 @@ fn pair(name: &'static str, count: usize, len: usize) -> Pair {
 pub(super) fn run_all(timing: bool, only: &[String], contenders: &[Contender]) {
     let named = |n: &str| only.iter().any(|o| n.contains(o.as_str()));
     let mut pairs = Vec::new();
-    if only.is_empty() || named("aligned 64K") {
-        let len = if timing { 64 * 1024 } else { 8 * 1024 };
-        pairs.push(pair("aligned 64K: 64 x 64 KiB", 64, len));
-    }
-    if named("aligned 7M") {
-        let len = if timing { 7 << 20 } else { 64 * 1024 };
-        pairs.push(pair("aligned 7M: 128 x 7 MiB", 128, len));
+    let shapes = [
+        ("aligned 4K: 64 x 4 KiB", 64, 4 << 10, 4 << 10, false),
+        ("aligned 16K: 64 x 16 KiB", 64, 16 << 10, 8 << 10, false),
+        ("aligned 64K: 64 x 64 KiB", 64, 64 << 10, 8 << 10, false),
+        ("aligned 7M: 128 x 7 MiB", 128, 7 << 20, 64 << 10, true),
+    ];
+    for (name, count, len, small, only_named) in shapes {
+        let selected = named(name) || only.is_empty() && !only_named;
+        for vec in [false, true] {
+            if selected || named(&format!("{name} {}", ["page", "vec"][usize::from(vec)])) {
+                pairs.push(pair(name, count, if timing { len } else { small }, vec));
+            }
+        }
     }
     // The kernels again with their lanes in lockstep, to show what
     // staggering does; `MD5_BENCH_STAGGER=1,8,32` runs them at those
@@ -90,19 +102,19 @@ pub(super) fn run_all(timing: bool, only: &[String], contenders: &[Contender]) {
     let spreads: Vec<usize> = std::env::var("MD5_BENCH_STAGGER")
         .map(|v| v.split(',').filter_map(|s| s.parse().ok()).collect())
         .unwrap_or_else(|_| vec![1]);
-    let mut all: Vec<Contender> = Vec::new();
+    let mut all: Vec<Contender> = vec![Contender {
+        name: "Lanes".into(),
+        run: Box::new(lanes),
+    }];
     for kernel in __bench::kernels().filter(|&k| k == "avx2" || k == "avx512") {
         for &spread in &spreads {
+            let choice = __bench::Choice::new(kernel).stagger(spread);
             all.push(Contender {
                 name: match spread {
                     1 => format!("{kernel}, lockstep"),
                     _ => format!("{kernel}, stagger {spread}"),
                 },
-                run: Box::new(move |msgs, out| {
-                    let rule = __bench::set_stagger_spread(spread);
-                    __bench::digest_many_into(kernel, msgs, out);
-                    __bench::set_stagger_spread(rule);
-                }),
+                run: Box::new(move |msgs, out| __bench::digest_many_into(choice, msgs, out)),
             });
         }
     }
@@ -150,6 +162,18 @@ pub(super) fn run_all(timing: bool, only: &[String], contenders: &[Contender]) {
                 ns[1] / o,
                 o / a
             );
+        }
+    }
+}
+
+/// `msgs` (whole blocks each) as streams of [`Lanes`], [`Lanes::MAX`] at a
+/// time: each message one chunk, then an empty tail.
+fn lanes(msgs: &[&[u8]], out: &mut [[u8; 16]]) {
+    for (msgs, out) in msgs.chunks(Lanes::MAX).zip(out.chunks_mut(Lanes::MAX)) {
+        let mut lanes = Lanes::new(msgs.len());
+        lanes.update(msgs);
+        for (lane, o) in out.iter_mut().enumerate() {
+            *o = lanes.finalize_lane(lane, &[]);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! The AVX-512 kernel through the scheduler at each group count it is
 //! built for (16 to 64 lanes; sets of short messages too), on the batch
-//! table's batches: the measurement behind `avx512::groups`' and
-//! `avx512::short_groups`' rule for this CPU's family. Printed where the
+//! table's batches: the measurement behind the tuning row's `groups` and
+//! `short_groups` for this CPU's family (`src/multi/tuning.rs`). Printed where the
 //! argument `groups` names it or no argument filters; each row is the
 //! batch's throughput ratio to the rule's own counts.
 
@@ -13,8 +13,9 @@ pub(super) fn run(batches: &[Batch]) {
     if !__bench::kernels().any(|k| k == "avx512") {
         return;
     }
-    let (rule, short) = (__bench::avx512_groups(), __bench::avx512_short_groups());
-    let most = __bench::max_lanes("avx512") / __bench::group_lanes("avx512");
+    let avx512 = __bench::Choice::new("avx512");
+    let (rule, short) = (avx512.tuning().groups, avx512.tuning().short_groups);
+    let most = avx512.max_lanes() / avx512.group_lanes();
     println!(
         "\navx512 through the scheduler at each group count, short sets too (the rule here: {rule}, \
          short sets {short}); throughput / the rule's"
@@ -22,16 +23,18 @@ pub(super) fn run(batches: &[Batch]) {
     for b in batches {
         let msgs = b.messages();
         let mut outs = vec![vec![[0u8; 16]; msgs.len()]; most + 1];
-        // 0: the rule; then each count, the rule restored after.
+        // 0: the rule; then each count.
         let mut fs: Vec<Box<dyn FnMut() + '_>> = outs
             .iter_mut()
             .zip(0..)
             .map(|(out, g)| {
                 let msgs = &msgs;
+                let kernel = match g {
+                    0 => avx512,
+                    g => avx512.groups(g),
+                };
                 Box::new(move || {
-                    __bench::set_avx512_groups(g);
-                    __bench::digest_many_into("avx512", black_box(msgs), out);
-                    __bench::set_avx512_groups(0);
+                    __bench::digest_many_into(kernel, black_box(msgs), out);
                     black_box(&out);
                 }) as Box<dyn FnMut() + '_>
             })

@@ -8,10 +8,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use md5::etag::{self, EtagHasher, PartsError, MAX_PARTS};
-use md5_fuzz::{fill, soft_digest, vary_avx512_width, Cursor};
+use md5_fuzz::{fill, soft_digest, Cursor};
 
 fuzz_target!(|data: &[u8]| {
-    vary_avx512_width(data);
     let mut c = Cursor::new(data);
     let len = c.u16() as usize;
     let part_size = match c.u8() % 4 {
@@ -46,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let got = etag::multipart(&msg, part_size).map(|e| e.to_string());
     assert_eq!(got, want, "{len} bytes in parts of {part_size}");
-    for kernel in md5::multi::__bench::kernels() {
+    for kernel in md5_fuzz::kernels(data) {
         let got = etag::__bench::multipart(kernel, &msg, part_size).map(|e| e.to_string());
         assert_eq!(
             got, want,

@@ -7,16 +7,19 @@
 use libfuzzer_sys::fuzz_target;
 use md5::multi::Lanes;
 use md5::{Digest, Md5};
-use md5_fuzz::{fill, vary_avx512_width, Cursor};
+use md5_fuzz::{fill, Cursor};
 
 fuzz_target!(|data: &[u8]| {
-    vary_avx512_width(data);
     let mut c = Cursor::new(data);
     let count = 1 + c.u8() as usize % Lanes::MAX;
     let ops: Vec<u32> = (0..c.u8() % 32).map(|_| c.u32()).collect();
     let buf = fill(c.rest(), 64 * 48 + 256);
 
-    let mut lanes = Lanes::new(count);
+    // The kernel `Lanes::new` takes, at the width the input picks.
+    let kernel = md5_fuzz::kernels(data)
+        .last()
+        .expect("the portable kernel at least");
+    let mut lanes = md5::multi::__bench::lanes_with(kernel, count);
     let mut refs = vec![Md5::new(); count];
     for op in ops {
         let lane = (op >> 8) as usize % count;

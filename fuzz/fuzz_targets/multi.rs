@@ -10,7 +10,7 @@
 use libfuzzer_sys::fuzz_target;
 use md5::multi::{__bench, digest_many_into};
 use md5::{Digest, Md5};
-use md5_fuzz::{fill, one_kernel, vary_avx512_width, Cursor};
+use md5_fuzz::{fill, one_kernel, Cursor};
 
 /// A message length from a selector byte and a value: a long one (up to
 /// 20,000 bytes) one time in eight, so that a batch of 200 costs tens of
@@ -31,7 +31,6 @@ fn length(sel: u8, v: u16) -> usize {
 }
 
 fuzz_target!(|data: &[u8]| {
-    vary_avx512_width(data);
     let mut c = Cursor::new(data);
     let count = c.u8() as usize % 201;
     let lens: Vec<usize> = (0..count).map(|_| length(c.u8(), c.u16())).collect();

@@ -12,7 +12,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use md5::multi::{self, __bench};
-use md5_fuzz::{fill, one_kernel, soft_digest, vary_avx512_width, Cursor};
+use md5_fuzz::{fill, one_kernel, soft_digest, Cursor};
 
 /// A length from a selector byte and a value: short rows mostly, the
 /// padding edges, and now and then (one time in sixteen) a long one.
@@ -31,7 +31,7 @@ fn length(sel: u8, v: u16) -> usize {
 
 /// Runs the offsets form with offsets of type `O`, with the build's kernel
 /// and `kernel`.
-fn check_offsets<O>(values: &[u8], offsets: &[usize], want: &[[u8; 16]], kernel: &str)
+fn check_offsets<O>(values: &[u8], offsets: &[usize], want: &[[u8; 16]], kernel: __bench::Choice)
 where
     O: multi::Offset + TryFrom<usize>,
     <O as TryFrom<usize>>::Error: core::fmt::Debug,
@@ -66,7 +66,6 @@ fn base64_bits(d: &[u8; 16]) -> Vec<u8> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    vary_avx512_width(data);
     let kernel = one_kernel(data);
     let mut c = Cursor::new(data);
     let form = c.u8();

@@ -38,26 +38,29 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// On an AVX-512 CPU, makes the AVX-512 kernel run 1 to 4 groups (16 to 64
+/// Every kernel the CPU has, the AVX-512 one at 1 to 4 groups (16 to 64
 /// lanes), chosen by the input's length so that its bytes parse as they
 /// always have: the targets meet every width that kernel can have.
-pub fn vary_avx512_width(data: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if md5::multi::__bench::kernels().any(|k| k == "avx512") {
-        md5::multi::__bench::set_avx512_groups(1 + data.len() % 4);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = data;
+pub fn kernels(data: &[u8]) -> impl Iterator<Item = md5::multi::__bench::Choice> {
+    let groups = 1 + data.len() % 4;
+    md5::multi::__bench::kernels().map(move |name| {
+        let choice = md5::multi::__bench::Choice::new(name);
+        match name {
+            "avx512" => choice.groups(groups),
+            _ => choice,
+        }
+    })
 }
 
-/// The one kernel of [`md5::multi::__bench::kernels`] an input checks
-/// against its oracle besides the one the build selects, chosen by the
-/// input's length (apart from `vary_avx512_width`'s choice): one kernel an
+/// The one kernel of [`kernels`] an input checks against its oracle besides
+/// the one the build selects, chosen by the input's length: one kernel an
 /// execution, not all of them, keeps executions cheap, and the inputs of a
-/// run meet every kernel.
-pub fn one_kernel(data: &[u8]) -> &'static str {
-    let kernels: Vec<&'static str> = md5::multi::__bench::kernels().collect();
-    kernels[data.len() / 4 % kernels.len()]
+/// run meet every kernel at every AVX-512 width.
+pub fn one_kernel(data: &[u8]) -> md5::multi::__bench::Choice {
+    let count = md5::multi::__bench::kernels().count();
+    kernels(data)
+        .nth(data.len() / 4 % count)
+        .expect("every CPU has the portable kernel")
 }
 
 /// `len` bytes made from `pool` repeated (zeros for an empty pool), each

@@ -3,13 +3,18 @@
 
 use super::{buffer, Etag, PartsError, MAX_PARTS};
 
-/// [`super::multipart`] with kernel `name` (one of
-/// `md5::multi::__bench::kernels()`).
+/// [`super::multipart`] with kernel `kernel` (one of
+/// `md5::multi::__bench::kernels()`, or a `Choice` of kernel and tuning).
 ///
 /// # Errors
 ///
 /// As [`super::multipart`].
-pub fn multipart(kernel: &str, data: &[u8], part_size: usize) -> Result<Etag, PartsError> {
+pub fn multipart(
+    kernel: impl Into<crate::multi::__bench::Choice>,
+    data: &[u8],
+    part_size: usize,
+) -> Result<Etag, PartsError> {
+    let kernel = kernel.into();
     buffer::hash_parts(data, part_size, MAX_PARTS, |parts, out| {
         crate::multi::__bench::digest_many_into(kernel, parts, out)
     })

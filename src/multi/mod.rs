@@ -103,7 +103,8 @@
 //! # Layout
 //!
 //! One room a role; each room imports only from the rooms below it, in
-//! this order, and nothing imports this file:
+//! this order, and nothing imports this file (`tests/multi.rs`,
+//! `multi_imports_go_one_way`, checks the order):
 //!
 //! * `mod.rs` (this file): the public API and its docs;
 //! * `forms/`: the forms a batch comes in and goes out as: `offsets.rs`
@@ -115,33 +116,44 @@
 //!   batches it reads, and their messages), `queue.rs` (the order messages
 //!   start in), `mod.rs` (the batch loop and lane state), `start.rs` (a
 //!   message started in a lane), `step.rs` (the kernel calls over the busy
-//!   lanes), `sets.rs` (sets hashed at once), `buckets.rs` (short rows of
-//!   mixed block counts in buckets by count), `stagger.rs` (equal messages'
-//!   lanes started apart), `pad.rs` and `copy.rs` (a
-//!   message's end and padding written into a lane; the padding itself is
+//!   lanes), `sets.rs` (which sets are hashed at once) and `runs.rs` (how
+//!   a set runs), `buckets.rs` and `column_buckets.rs` (short rows of
+//!   mixed block counts in buckets by count), `stagger.rs` (equal
+//!   messages' lanes started apart), `pad.rs` and `copy.rs` (a message's
+//!   end and padding written into a lane; the padding itself is
 //!   `compress/soft/pad.rs`, shared with `const_digest`), `single.rs` (one
 //!   message on the single-stream backend);
-//! * `kernel/`: the lane vectors: `mod.rs` (the kernels of this target,
-//!   their run-time choice and group counts; `build.rs` names the targets
-//!   that build them, `md5_sse2` and `md5_neon`), `body.rs` (MD5's 64
-//!   steps written once, generic over the lane vector of `lane_vector.rs`
-//!   and the number of groups), `sse2.rs`, `avx2.rs`, `avx512.rs` and
-//!   `neon.rs` (one lane vector per ISA, with its own tricks, its run-time
-//!   check and its `#[target_feature]` entry points; `avx512.rs` also the
-//!   CPU rule for its group count), `portable.rs` (the fallback) and
-//!   `soft_wide.rs` (the tests' kernel of AVX-512's widths);
-//! * `state.rs`: the lanes' chaining values and block pointers, which
-//!   every room shares; `stream.rs`: outputs too large for the caches
-//!   written past them;
+//! * `kernel/`: the lane vectors: `mod.rs` (the kernels of this target as
+//!   values, an ISA and a tuning row; `build.rs` names the targets that
+//!   build them, `md5_sse2` and `md5_neon`), `calls.rs` (a kernel call
+//!   dispatched to its ISA and group count), `digests.rs` (digests out of
+//!   the lanes), `body.rs` (a call's blocks, loaded a round ahead) and
+//!   `steps.rs` (MD5's 64 steps written once, generic over the lane
+//!   vector of `lane_vector.rs` and the number of groups), `sse2.rs`,
+//!   `avx2.rs`, `avx512.rs`, `avx512_ymm.rs` and `neon.rs` (one lane
+//!   vector per ISA, with its own tricks and its `#[target_feature]` entry
+//!   points), `avx2_equal.rs` and `avx512_rows.rs` (sets built or finished
+//!   in registers), `portable.rs` (the fallback) and `soft_wide.rs` (the
+//!   tests' kernel of AVX-512's widths);
+//! * `platform.rs`: the CPU as one value, read once (every `cpufeatures`
+//!   check is there); `tuning.rs`: every number a speed rule uses, a row
+//!   per CPU family, and the rule that turns a set's shape into how it
+//!   runs; `state.rs`: the lanes' chaining values and block pointers, and
+//!   where a batch starts from, which every room shares; `stream.rs`:
+//!   outputs too large for the caches written past them, and lines asked
+//!   for ahead;
 //! * `__bench.rs`: hidden hooks for `benches/multi.rs`, the tests, the fuzz
-//!   targets and `ci/avx512-emu`; `tests/`: the unit tests.
+//!   targets and `ci/avx512-emu`, which pick a kernel and tuning row by
+//!   value (`Choice`); `tests/`: the unit tests.
 
 mod forms;
 mod kernel;
 mod lanes;
+mod platform;
 mod scheduler;
 mod state;
 mod stream;
+mod tuning;
 
 #[doc(hidden)]
 pub mod __bench;

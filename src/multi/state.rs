@@ -1,6 +1,8 @@
 //! The state every room of `md5::multi` shares: the lanes' chaining values
-//! and block pointers, and the most lanes a kernel may have. It imports
-//! nothing from `md5::multi`.
+//! and block pointers, where a batch's messages start from, and the most
+//! lanes a kernel may have. It imports nothing from `md5::multi`.
+
+use crate::consts::STATE_INIT;
 
 /// The most lanes a kernel may have: room for four groups of 16 (AVX-512).
 pub(crate) const MAX_LANES: usize = 64;
@@ -39,3 +41,19 @@ impl LaneStates {
 
 /// One pointer per lane to the next 64-byte block of that lane's message.
 pub(crate) type BlockPtrs = [*const u8; MAX_LANES];
+
+/// The chaining value every message of a batch starts from, after `len`
+/// bytes already hashed (a shared prefix's whole blocks).
+#[derive(Clone, Copy)]
+pub(crate) struct Start {
+    pub(crate) state: [u32; 4],
+    pub(crate) len: u64,
+}
+
+impl Start {
+    /// A message's own start: MD5's initial chaining value.
+    pub(crate) const INIT: Start = Start {
+        state: STATE_INIT,
+        len: 0,
+    };
+}

@@ -3,7 +3,8 @@
 //! without first reading each one in, the read a plain store's miss costs.
 //! Encoded columns go a piece at a time through a buffer in L1
 //! ([`encode_past_cache`]), digests a set at a time (`scheduler/sets.rs`);
-//! the output may lie at any alignment.
+//! the output may lie at any alignment. And the other side: a line asked
+//! for ahead of its read ([`prefetch`]).
 
 /// Outputs of at least this many bytes a call go past the caches. On the
 /// Intel Xeon (family 6 model 207), 8-64 B rows to hex
@@ -74,6 +75,21 @@ pub(crate) fn fence() {
     unsafe {
         core::arch::x86_64::_mm_sfence()
     };
+}
+
+/// Asks for the cache line of `p` in every cache level. x86_64 only;
+/// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
+/// stable).
+#[inline(always)]
+pub(crate) fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no memory
+    // architecturally and cannot fault, whatever the address.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = p;
 }
 
 #[cfg(test)]

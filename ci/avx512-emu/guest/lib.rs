@@ -7,7 +7,26 @@
 //! The blob has no loader: a panic executes `int3`, which `run.py` reports.
 #![no_std]
 
-use md5::multi;
+use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use md5::multi::{self, __bench::Choice};
+
+/// The AVX-512 groups and the stagger spread `run.py` asked for (0: the
+/// tuning row's); the guest's own settings, passed with every call.
+static GROUPS: AtomicUsize = AtomicUsize::new(0);
+static SPREAD: AtomicUsize = AtomicUsize::new(0);
+
+/// The kernel `multi::backend()` names, with the groups and spread asked
+/// for.
+fn choice() -> Choice {
+    let mut choice = Choice::new(multi::backend());
+    if let g @ 1.. = GROUPS.load(Relaxed) {
+        choice = choice.groups(g);
+    }
+    if let s @ 1.. = SPREAD.load(Relaxed) {
+        choice = choice.stagger(s);
+    }
+    choice
+}
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
@@ -32,7 +51,8 @@ impl AsRef<[u8]> for Msg {
 }
 
 /// Writes `md5::multi::backend()` (at most 16 bytes) to `name` and returns
-/// `md5::multi::lanes()`.
+/// its lanes with the groups asked for (`md5::multi::lanes()` unless
+/// [`guest_set_avx512_groups`] set them).
 ///
 /// # Safety
 ///
@@ -43,14 +63,15 @@ pub unsafe extern "C" fn guest_backend(name: *mut u8) -> usize {
     let n = b.len().min(16);
     // SAFETY: `n <= 16` bytes, which the caller lets us write.
     unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), name, n) };
-    multi::lanes()
+    choice().lanes()
 }
 
-/// Makes the AVX-512 kernel run `groups` interleaved groups at full width,
-/// whatever the emulated CPU would get (two: its CPUID says Intel).
+/// Makes the AVX-512 kernel of the calls that follow run `groups`
+/// interleaved groups at full width, whatever the emulated CPU would get
+/// (two: its CPUID says Intel); 0, the tuning row's again.
 #[no_mangle]
 pub extern "C" fn guest_set_avx512_groups(groups: usize) {
-    multi::__bench::set_avx512_groups(groups);
+    GROUPS.store(groups, Relaxed);
 }
 
 /// Makes equal whole-block messages sharing their address bits below 4 KiB
@@ -58,7 +79,7 @@ pub extern "C" fn guest_set_avx512_groups(groups: usize) {
 /// rule); returns the setting it replaces.
 #[no_mangle]
 pub extern "C" fn guest_set_stagger_spread(spread: usize) -> usize {
-    multi::__bench::set_stagger_spread(spread)
+    SPREAD.swap(spread, Relaxed)
 }
 
 /// `md5::multi::digest_many_into` over `n` messages.
@@ -75,7 +96,7 @@ pub unsafe extern "C" fn guest_digest_many(msgs: *const Msg, n: usize, out: *mut
             core::slice::from_raw_parts_mut(out, n),
         )
     };
-    multi::digest_many_into(msgs, out);
+    multi::__bench::digest_many_into(choice(), msgs, out);
 }
 
 /// `md5::multi::digest_offsets_into` over the column of `values` (`len`
@@ -101,7 +122,7 @@ pub unsafe extern "C" fn guest_digest_offsets(
             core::slice::from_raw_parts_mut(out, n),
         )
     };
-    multi::digest_offsets_into(values, offsets, out);
+    multi::__bench::digest_offsets_into(choice(), values, offsets, out);
 }
 
 /// `md5::multi::hex_into` (if `base64` is 0, with 32 bytes a slot) or
@@ -154,9 +175,9 @@ pub unsafe extern "C" fn guest_digest_affixed(
         )
     };
     if prefix != 0 {
-        multi::digest_many_prefixed_into(affix, msgs, out);
+        multi::__bench::digest_many_prefixed_into(choice(), affix, msgs, out);
     } else {
-        multi::digest_many_suffixed_into(msgs, affix, out);
+        multi::__bench::digest_many_suffixed_into(choice(), msgs, affix, out);
     }
 }
 
@@ -191,7 +212,7 @@ pub unsafe extern "C" fn guest_lanes(
             core::slice::from_raw_parts(fin, 2 * rounds),
         )
     };
-    let mut lanes = multi::Lanes::new(count);
+    let mut lanes = multi::__bench::lanes_with(choice(), count);
     let mut at = [0usize; multi::Lanes::MAX];
     let mut chunks: [&[u8]; multi::Lanes::MAX] = [&[]; multi::Lanes::MAX];
     let mut written = 0;

@@ -84,12 +84,12 @@ pub(crate) fn portable(digest: &[u8; 16]) -> [u8; 24] {
 mod avx512 {
     use core::arch::x86_64::*;
 
-    cpufeatures::new!(vbmi_cpuid, "avx512f", "avx512bw", "avx512vbmi");
-
     /// Whether the CPU has AVX-512F, BW and VBMI; not under Miri, which
     /// cannot execute CPUID, nor with the portable backend forced.
     pub(super) fn detected() -> bool {
-        !cfg!(miri) && !cfg!(any(md5_backend = "soft", feature = "force-soft")) && vbmi_cpuid::get()
+        !cfg!(miri)
+            && !cfg!(any(md5_backend = "soft", feature = "force-soft"))
+            && crate::multi::platform::Platform::detect().avx512vbmi
     }
 
     /// For output vector `j` of eight digests (characters `64 j..64 j +
@@ -192,15 +192,14 @@ mod avx512 {
 
 #[cfg(md5_sse2)]
 mod avx2 {
-    use crate::multi::kernel::Kernel;
+    use crate::multi::platform::Platform;
     use core::arch::x86_64::*;
 
     /// Whether the AVX2 form runs: the CPU has AVX2 (as the AVX2 kernel
     /// needs, so Miri follows the build's target features), and the
     /// portable backend is not forced.
     pub(super) fn available() -> bool {
-        !cfg!(any(md5_backend = "soft", feature = "force-soft"))
-            && Kernel::Avx2.available().is_some()
+        !cfg!(any(md5_backend = "soft", feature = "force-soft")) && Platform::detect().avx2
     }
 
     /// Two digests, `pair[0]` and `pair[1]`, one per 128-bit half.

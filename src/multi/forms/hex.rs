@@ -81,14 +81,12 @@ pub(crate) fn portable(digest: &[u8; 16]) -> [u8; 32] {
 mod avx512 {
     use core::arch::x86_64::*;
 
-    cpufeatures::new!(avx512bw_cpuid, "avx512f", "avx512bw");
-
     /// Whether the CPU has AVX-512F and BW; not under Miri, which cannot
     /// execute CPUID.
     pub(super) fn detected() -> bool {
         !cfg!(miri)
             && !cfg!(any(md5_backend = "soft", feature = "force-soft"))
-            && avx512bw_cpuid::get()
+            && crate::multi::platform::Platform::detect().avx512bw
     }
 
     /// Writes `digests` (a multiple of 4) in hex to `out`, of the same

@@ -8,29 +8,6 @@
 use super::lane_vector::{LaneVector, X86};
 use core::arch::x86_64::*;
 
-cpufeatures::new!(avx2_cpuid, "avx2");
-
-/// Whether the CPU has AVX2. Miri cannot execute CPUID; there the build's
-/// target features (`-C target-feature=+avx2`) decide.
-pub(super) fn detected() -> bool {
-    if cfg!(miri) {
-        cfg!(target_feature = "avx2")
-    } else {
-        avx2_cpuid::get()
-    }
-}
-
-/// Whether the AVX2 kernel's lanes are staggered on crowded equal
-/// messages (`scheduler/stagger.rs`): on AMD, where 128 messages of 7 MiB,
-/// 7 MiB apart, ran in lockstep at 0.68-0.71 of the speed of the same
-/// messages 320 bytes further along, and at 1.08 staggered a block a lane
-/// (Zen 3); not on Intel, where staggering cost them 20% (0.79-0.80
-/// against 0.92-1.03 in lockstep). Miri, which cannot execute CPUID, is
-/// taken for an AMD.
-pub(crate) fn staggers() -> bool {
-    super::avx512::amd()
-}
-
 /// Eight lanes. A value exists only where the CPU has AVX2: the unsafe
 /// constructors' callers vouch for it, and every method that takes a `V8`
 /// relies on it.
@@ -53,20 +30,11 @@ unsafe fn load16(p: *const u8, at: usize) -> __m128i {
 impl LaneVector for V8 {
     const LANES: usize = 8;
 
-    /// Measured on Zen 5 only: 64 equal messages of 16 KiB, 16 KiB apart,
-    /// 1.10-1.12x; of 64 KiB, 320 bytes further apart, 1.04x.
+    /// Measured on Zen 5 only (benches/RESULTS.md, "Tuning rows: the
+    /// figures behind them").
     const LOADS_AHEAD: bool = true;
 
     const I_BY_SUB: bool = true;
-    /// On Zen 3, 128 messages of 7 MiB ran 1.36-1.53x faster with each
-    /// lane's line 512 bytes ahead asked for (256 and 1,024 about as much,
-    /// 4,096 1.18x), now ahead of md5-many's 8 lanes, 24 of 1 MiB 1.07x;
-    /// 1 GiB in 8 MiB ETag parts was unchanged (0.97-1.02x). (AVX-512's
-    /// asks on AMD only; SSE2's and NEON's were not measured with it.)
-    #[inline(always)]
-    fn prefetch_ahead() -> usize {
-        512
-    }
 
     #[inline(always)]
     unsafe fn splat(x: u32) -> Self {

@@ -14,24 +14,9 @@
 use super::avx512::{transpose16, V16};
 use super::body;
 use super::lane_vector::LaneVector;
+use super::steps;
 use super::Row;
 use core::arch::x86_64::*;
-
-cpufeatures::new!(avx512bw_cpuid, "avx512f", "avx512vl", "avx512bw");
-
-/// Whether the CPU has AVX-512F, VL and BW (the byte masks); Miri, which
-/// cannot execute CPUID, goes by the build's target features.
-pub(super) fn detected() -> bool {
-    if cfg!(miri) {
-        cfg!(all(
-            target_feature = "avx512f",
-            target_feature = "avx512vl",
-            target_feature = "avx512bw"
-        ))
-    } else {
-        avx512bw_cpuid::get()
-    }
-}
 
 /// Hashes the `16 * G` rows of `rows`, each of `blocks` blocks with its
 /// padding (1 to 4), continuing the chaining value `start` after `prefix`
@@ -129,7 +114,7 @@ unsafe fn rows_of<const G: usize, const B: usize>(
             unsafe { groups.add(g).write(transpose16(r)) };
         }
         // SAFETY: the loop wrote each of the `G` rows.
-        body::compress_words(&mut s, unsafe { words.assume_init_ref() });
+        steps::compress_words(&mut s, unsafe { words.assume_init_ref() });
     }
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };

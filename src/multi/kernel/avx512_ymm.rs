@@ -2,7 +2,7 @@
 //! loads and transposition, with AVX-512's one-instruction logic
 //! (`vpternlogd`) and rotation (`vprold`) on `ymm` registers. The AVX-512
 //! kernel runs it, one to three groups, for calls of at most
-//! [`MOST_LANES`] busy lanes where the rule says (`avx512::narrow`: AMD
+//! [`MOST_LANES`] busy lanes where the tuning row says (`Tuning::ymm_lanes`: AMD
 //! Zen 4, which runs a 512-bit operation as two 256-bit halves). Few
 //! messages are few dependency chains, where a step's latency decides;
 //! up to three groups of eight lanes keep Zen 4's four 256-bit pipes as
@@ -12,10 +12,8 @@ use super::avx2::V8;
 use super::lane_vector::{self, LaneVector};
 use core::arch::x86_64::*;
 
-/// The most busy lanes a call runs here: three groups. On Zen 4, 20 and
-/// 24 messages of 64 KiB ran 23% faster than through two 512-bit groups,
-/// 12 and 16 by 5–8%, 8 by 17% (benches/RESULTS.md); 32 ran 10% slower
-/// as four groups than as two 512-bit ones.
+/// The most busy lanes a call runs here: three groups (benches/RESULTS.md,
+/// "Few messages on Zen 4": four ran slower than two 512-bit groups).
 pub(crate) const MOST_LANES: usize = 24;
 
 /// Eight lanes. A value exists only where the CPU has AVX-512F and VL (the
@@ -122,7 +120,7 @@ opaque_fn!(__m256i, ymm_reg, "avx512f,avx512vl", "/* {0} */");
 /// those groups.
 #[inline(always)]
 pub(crate) unsafe fn compress_lanes(
-    state: &mut super::LaneStates,
+    state: &mut crate::multi::state::LaneStates,
     ptrs: &crate::multi::state::BlockPtrs,
     blocks: usize,
     used: usize,
@@ -131,9 +129,9 @@ pub(crate) unsafe fn compress_lanes(
     // SAFETY: the caller's contract.
     unsafe {
         match used.div_ceil(8) {
-            1 => compress::<1>(state, ptrs, blocks, last),
-            2 => compress::<2>(state, ptrs, blocks, last),
-            _ => compress::<3>(state, ptrs, blocks, last),
+            1 => compress::<1>(state, ptrs, blocks, last, 0),
+            2 => compress::<2>(state, ptrs, blocks, last, 0),
+            _ => compress::<3>(state, ptrs, blocks, last, 0),
         }
     }
 }

@@ -1,52 +1,18 @@
-//! The multi-buffer kernel body, written once: MD5's 64 steps (RFC 1321,
-//! section 3.4) over `G` interleaved groups of lane vectors `V`. Each ISA
-//! file instantiates it from its one `#[target_feature]` entry point.
+//! The multi-buffer kernel body, written once: a call's blocks, each
+//! loaded and transposed (a round ahead where `V` says so) and run through
+//! MD5's 64 steps (`steps.rs`) over `G` interleaved groups of lane vectors
+//! `V`. Each ISA file instantiates it from its one `#[target_feature]`
+//! entry point.
 //!
 //! One group alone is bound by the latency of MD5's dependency chain (each
 //! step waits on the previous `b`); independent groups, stepped in turn,
 //! fill the gaps. How many pay depends on the core's vector latency and
 //! register count, so `G` is a parameter, chosen per ISA in `kernel/mod.rs`.
-#![allow(clippy::many_single_char_names)]
 
-use super::lane_vector::{self, LaneVector};
-use crate::consts::RC;
-use crate::multi::scheduler::copy::prefetch;
+use super::lane_vector::LaneVector;
+use super::steps::{block, opaque, rc_table, AtRound, Loaded, Shared, SharedSums, Step};
 use crate::multi::state::{BlockPtrs, LaneStates};
-
-/// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
-/// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`); each
-/// round of sixteen opens with `$x.round(r)` ([`Step::round`]).
-macro_rules! md5_steps {
-    ($x:ident) => {
-        $x.round(0);
-        md5_steps!(@quad $x, F, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
-        md5_steps!(@quad $x, F, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
-        md5_steps!(@quad $x, F, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
-        md5_steps!(@quad $x, F, 12, [12, 13, 14, 15], [7, 12, 17, 22]);
-        $x.round(1);
-        md5_steps!(@quad $x, G, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
-        md5_steps!(@quad $x, G, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
-        md5_steps!(@quad $x, G, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
-        md5_steps!(@quad $x, G, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
-        $x.round(2);
-        md5_steps!(@quad $x, H, 32, [5, 8, 11, 14], [4, 11, 16, 23]);
-        md5_steps!(@quad $x, H, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
-        md5_steps!(@quad $x, H, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
-        md5_steps!(@quad $x, H, 44, [9, 12, 15, 2], [4, 11, 16, 23]);
-        $x.round(3);
-        md5_steps!(@quad $x, I, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
-        md5_steps!(@quad $x, I, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
-        md5_steps!(@quad $x, I, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
-        md5_steps!(@quad $x, I, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
-    };
-    (@quad $x:ident, $op:ident, $k:literal, [$m0:literal, $m1:literal, $m2:literal, $m3:literal],
-        [$s0:literal, $s1:literal, $s2:literal, $s3:literal]) => {
-        $x.step::<{ lane_vector::$op }, $s0, { 32 - $s0 }>($k, $m0);
-        $x.step::<{ lane_vector::$op }, $s1, { 32 - $s1 }>($k + 1, $m1);
-        $x.step::<{ lane_vector::$op }, $s2, { 32 - $s2 }>($k + 2, $m2);
-        $x.step::<{ lane_vector::$op }, $s3, { 32 - $s3 }>($k + 3, $m3);
-    };
-}
+use crate::multi::stream::prefetch;
 
 /// An ISA's two `#[target_feature(enable = $feature)]` entry points,
 /// `compress` and `transpose_only` (or, `compress only`, the first),
@@ -73,13 +39,14 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
-            state: &mut super::LaneStates,
+            state: &mut crate::multi::state::LaneStates,
             ptrs: &crate::multi::state::BlockPtrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
+            prefetch: usize,
         ) {
             // SAFETY: the caller's contract is the body's, for this ISA.
-            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last) }
+            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last, prefetch) }
         }
     };
     (@transpose $v:ty, $feature:literal) => {
@@ -133,137 +100,6 @@ unsafe fn load_blocks<'m, V: LaneVector, const G: usize>(
     unsafe { m.assume_init_ref() }
 }
 
-/// `RC` with 1 taken off the constants of round 4, for lane vectors that
-/// compute `t + I` as a subtraction (see [`LaneVector::I_BY_SUB`]).
-const RC_I: [u32; 64] = {
-    let mut t = RC;
-    let mut k = 48;
-    while k < 64 {
-        t[k] = t[k].wrapping_sub(1);
-        k += 1;
-    }
-    t
-};
-
-/// The round constants `V` adds.
-#[inline(always)]
-fn rc_table<V: LaneVector>() -> &'static [u32; 64] {
-    if V::I_BY_SUB {
-        &RC_I
-    } else {
-        &RC
-    }
-}
-
-/// `x`, through an empty `asm!` block that LLVM must run where it stands
-/// (it is not `pure`) and cannot see through: the scalar form of
-/// [`LaneVector::opaque`].
-#[inline(always)]
-fn opaque(x: usize) -> usize {
-    #[cfg(not(miri))]
-    let x = {
-        let mut x = x;
-        // SAFETY: the template is a comment; the block only names `x`'s
-        // register and changes no memory, flags or stack.
-        unsafe {
-            core::arch::asm!("/* {0} */", inout(reg) x, options(nomem, nostack, preserves_flags))
-        };
-        x
-    };
-    x
-}
-
-/// What [`md5_steps!`] calls, once per step.
-trait Step {
-    /// Step `k` (0 to 63): round function `OP` (one of [`lane_vector::F`]
-    /// to [`lane_vector::I`]), message word `m`, rotation `L`, `R = 32 - L`.
-    fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize);
-
-    /// The start of round `round` (0 to 3). Called from four places, not
-    /// from each step: a debug build keeps a stack slot for every inlined
-    /// call's locals, and 64 copies of the next block's loads took
-    /// md5sum's 1 MiB debug worker stack past its end.
-    #[inline(always)]
-    fn round(&mut self, round: usize) {
-        let _ = round;
-    }
-}
-
-/// Where a step's message word and round constant come from: `add_word(a,
-/// g, m, k)` is `a` plus word `m` of group `g`'s block plus step `k`'s
-/// constant.
-trait Words<V> {
-    fn add_word(&self, a: V, g: usize, m: usize, k: usize) -> V;
-}
-
-/// Words loaded and transposed from each lane's own block.
-///
-/// The fields are set only in [`compress`], which makes `rc` point at a
-/// table of 64 words.
-struct Loaded<'m, V, const G: usize> {
-    m: &'m [[V; 16]; G],
-    /// The 64 round constants; a pointer LLVM cannot see through (see
-    /// `compress`).
-    rc: *const u32,
-}
-
-impl<V: LaneVector, const G: usize> Words<V> for Loaded<'_, V, G> {
-    #[inline(always)]
-    fn add_word(&self, a: V, g: usize, m: usize, k: usize) -> V {
-        // SAFETY: `a` proves the ISA; `rc` points at the 64 words of the
-        // table (`compress`), and `k < 64`.
-        a.add(self.m[g][m])
-            .add(unsafe { V::splat(*self.rc.add(k)) })
-    }
-}
-
-/// The same block in every lane: each step's word and constant summed
-/// once, in scalar code ([`SharedSums`]), and broadcast from memory (free
-/// on x86: the load unit broadcasts), an add per step fewer.
-///
-/// The field is set only in [`compress`], which makes `mk` point at 64
-/// words.
-struct Shared {
-    /// 64 sums, by step; a pointer LLVM cannot see through, so that it
-    /// broadcasts each sum where it is used, from memory.
-    mk: *const u32,
-}
-
-impl<V: LaneVector> Words<V> for Shared {
-    #[inline(always)]
-    fn add_word(&self, a: V, _: usize, _: usize, k: usize) -> V {
-        // SAFETY: `a` proves the ISA; `mk` points at 64 words (`compress`),
-        // and `k < 64`.
-        a.add(unsafe { V::splat(*self.mk.add(k)) })
-    }
-}
-
-/// Each step's message word plus its round constant, in the word order of
-/// the same list of steps the vectors run.
-struct SharedSums<'a> {
-    words: &'a [u32; 16],
-    rc: &'static [u32; 64],
-    mk: [u32; 64],
-}
-
-impl Step for SharedSums<'_> {
-    #[inline(always)]
-    fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize) {
-        self.mk[k] = self.words[m].wrapping_add(self.rc[k]);
-    }
-}
-
-/// What runs at the start of each of a block's four rounds, beside its
-/// steps: nothing, or the loads of the next block ([`NextBlock`]).
-trait AtRound {
-    fn at_round(&mut self, round: usize);
-}
-
-impl AtRound for () {
-    #[inline(always)]
-    fn at_round(&mut self, _: usize) {}
-}
-
 /// The next block's words, loaded and transposed a group at a time into a
 /// second buffer while the current block is stepped: group `g` of `G` at
 /// the start of round `4 * g / G`.
@@ -272,9 +108,8 @@ impl AtRound for () {
 /// they come from L2: lanes whose blocks share one L1 set (equal messages
 /// a multiple of 4 KiB apart) evict each other's prefetched lines, and
 /// four groups of steps leave the out-of-order window no room to run the
-/// next block's loads early. On Zen 5 (four groups, 64 lanes), 64 messages
-/// of 4 KiB as far apart took 4.1 ns a lane-block loaded at the start and
-/// 2.8 loaded a round ahead; 64 bytes further apart, 2.8 and 2.5.
+/// next block's loads early (benches/RESULTS.md, "Tuning rows: the figures
+/// behind them").
 struct NextBlock<'p, V, const G: usize> {
     rows: *mut [V; 16],
     ptrs: &'p BlockPtrs,
@@ -302,81 +137,13 @@ impl<V: LaneVector, const G: usize> AtRound for NextBlock<'_, V, G> {
     }
 }
 
-/// The state of `G` groups, rows `a`, `b`, `c`, `d`, stepped with the words
-/// of `X`, running `A` at each round's start.
-struct Steps<'x, V, const G: usize, X, A> {
-    s: [[V; G]; 4],
-    words: &'x X,
-    at_round: A,
-}
-
-impl<V: LaneVector, const G: usize, X: Words<V>, A: AtRound> Step for Steps<'_, V, G, X, A> {
-    #[inline(always)]
-    fn round(&mut self, round: usize) {
-        self.at_round.at_round(round);
-    }
-
-    /// One step of every group: `a = b + rotl(a + x + OP(b, c, d), L)`,
-    /// where `x` is the message word plus the round constant, and the roles
-    /// of the four rows rotate by one each step. What does not depend on
-    /// `b` is summed first and hidden from the optimiser, which would
-    /// otherwise move an add onto the chain.
-    #[inline(always)]
-    fn step<const OP: i32, const L: i32, const R: i32>(&mut self, k: usize, m: usize) {
-        let a = (4 - k % 4) % 4;
-        let (b, c, d) = ((a + 1) % 4, (a + 2) % 4, (a + 3) % 4);
-        for g in 0..G {
-            let (sa, sb, sc, sd) = (self.s[a][g], self.s[b][g], self.s[c][g], self.s[d][g]);
-            let t = self.words.add_word(sa, g, m, k);
-            let t = match OP {
-                lane_vector::G => V::add_g(t, sb, sc, sd),
-                // t + !(c ^ (!b & d)) = t - (c ^ (!b & d)) - 1, the 1 taken
-                // off the round constant (`RC_I`).
-                lane_vector::I if V::I_BY_SUB => t.opaque().sub(sc.xor(sb.andnot(sd))),
-                _ => t.opaque().add(V::logic::<OP>(sb, sc, sd)),
-            };
-            self.s[a][g] = V::add_rotl::<L, R>(t, sb);
-        }
-    }
-}
-
-/// The 64 steps over one block of `words`, then the feed-forward.
-#[inline(always)]
-fn block<V: LaneVector, const G: usize>(
-    s: &mut [[V; G]; 4],
-    words: &impl Words<V>,
-    at_round: impl AtRound,
-) {
-    let mut steps = Steps {
-        s: *s,
-        words,
-        at_round,
-    };
-    md5_steps!(steps);
-    for g in 0..G {
-        for (row, stepped) in s.iter_mut().zip(&steps.s) {
-            row[g] = stepped[g].add(row[g]);
-        }
-    }
-}
-
-/// The 64 steps and the feed-forward over the block of words `m` in each
-/// lane of `G` groups of state `s`: for a lane vector that builds its
-/// blocks itself (`avx512_rows.rs`).
-#[cfg(md5_sse2)]
-#[inline(always)]
-pub(super) fn compress_words<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4], m: &[[V; 16]; G]) {
-    // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC` or
-    // `RC_I` (see `compress`).
-    let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
-    block(s, &Loaded { m, rc }, ());
-}
-
 /// Compresses `blocks` consecutive blocks from each of `ptrs[..V::LANES *
 /// G]` into lanes `0..V::LANES * G` of `state`, as `G` interleaved groups,
 /// then, if `last` is given, the block of those message words in every
 /// lane: the padding block that equal-length messages share, without loads
-/// or transposition.
+/// or transposition. On calls of 2,048 blocks or more, each lane's line
+/// `prefetch` bytes ahead of its block is asked for (0: none), where the
+/// hardware prefetchers lose track of that many streams from memory.
 ///
 /// # Safety
 ///
@@ -388,6 +155,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
+    prefetch: usize,
 ) {
     const { assert!(G >= 1) };
     let w = V::LANES;
@@ -405,7 +173,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     }
 
     // SAFETY: the caller's contract.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last) };
+    unsafe { run_blocks(&mut s, ptrs, blocks, last, prefetch) };
 
     for (r, v) in state.rows.iter_mut().zip(s) {
         for (g, x) in v.into_iter().enumerate() {
@@ -432,8 +200,8 @@ pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
     assert!(V::LANES * G <= ptrs.len());
     // SAFETY: the caller vouches for the ISA.
     let mut s = start.map(|x| [unsafe { V::splat(x) }; G]);
-    // SAFETY: the caller's contract.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last) };
+    // SAFETY: the caller's contract. Short messages: nothing to prefetch.
+    unsafe { run_blocks(&mut s, ptrs, blocks, last, 0) };
     s
 }
 
@@ -448,6 +216,7 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
+    distance: usize,
 ) {
     // Two buffers of words where `V` loads ahead: block `blk`'s in `blk %
     // 2`, the next one's loaded into the other as `blk` is stepped.
@@ -456,7 +225,6 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     // Long calls only (128 KiB a lane or more): shorter messages tend to
     // lie in cache, where the prefetches cost time (4% on Zen 3's AVX2
     // over 8 to 64 KiB messages).
-    let distance = V::prefetch_ahead();
     let ahead = distance > 0 && blocks >= 2048;
     for blk in 0..blocks {
         if ahead {

@@ -66,18 +66,10 @@ pub(super) trait LaneVector: Copy {
 
     /// Whether the body loads the next block's words while it steps the
     /// current one (`body.rs`, `NextBlock`), rather than at the block's
-    /// start. For ISAs with the registers to spare, where it was measured:
-    /// SSE2's sixteen lost 3% to it on Zen 5; NEON was not measured.
+    /// start. For ISAs with the registers to spare, where it was measured
+    /// (not SSE2's sixteen, which lost to it on Zen 5; NEON was not
+    /// measured).
     const LOADS_AHEAD: bool = false;
-
-    /// How far ahead of each lane's block, in bytes, the body asks for
-    /// the cache line on long calls on this CPU (0: it does not): where the
-    /// hardware prefetchers lose track of that many lanes' streams from
-    /// memory. Asked once a call.
-    #[inline(always)]
-    fn prefetch_ahead() -> usize {
-        0
-    }
 
     /// Every lane `x`.
     ///

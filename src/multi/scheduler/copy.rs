@@ -3,6 +3,8 @@
 //! outside the kernel, and a `memcpy` call for each would cost more than
 //! the copy. And a prefetch for the rows copied out of order.
 
+pub(crate) use crate::multi::stream::prefetch;
+
 /// Copies `src` to `dst` with fixed-size moves and few branches: 64 bytes
 /// at a time, then the last up to 64 in four 16-byte moves that end at
 /// `src.len()` and overlap where they must; slices under 16 bytes in two
@@ -105,19 +107,4 @@ pub(crate) fn prefetch_row(row: &[u8]) {
     for at in [0, 64, 128, 192, last] {
         prefetch(row.as_ptr().wrapping_add(at.min(last)));
     }
-}
-
-/// Asks for the cache line of `p` in every cache level. x86_64 only;
-/// elsewhere, and under Miri, nothing (AArch64's prefetch intrinsic is not
-/// stable).
-#[inline(always)]
-pub(crate) fn prefetch(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: SSE is baseline on x86_64; `prefetcht0` reads no memory
-    // architecturally and cannot fault, whatever the address.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(any(not(target_arch = "x86_64"), miri))]
-    let _ = p;
 }

@@ -37,7 +37,6 @@ use state::Scheduler;
 pub(super) use buckets::{LONGS as BUCKET_LONGS, MIN_ROWS as BUCKET_MIN_ROWS};
 #[cfg(test)]
 pub(super) use stagger::delays as stagger_delays;
-pub(super) use stagger::set_spread;
 #[cfg(test)]
 pub(super) use streams_from_memory as from_memory;
 
@@ -47,6 +46,7 @@ mod column_buckets;
 pub(super) mod copy;
 pub(super) mod pad;
 pub(super) mod queue;
+mod runs;
 mod sets;
 pub(super) mod single;
 pub(super) mod source;
@@ -127,13 +127,9 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
 
 /// Whether `count` messages of `mean` bytes on average, long ones (over
 /// a lane's buffer), add up to more than the caches keep for them: more
-/// than 6 MiB. On Zen 5 (a VM's share of 32 MiB of L3), four AVX-512
-/// groups over two (`kernel::avx512::memory_groups`), in a quiet hour:
-/// 4 MiB 1.16x, 8 MiB 1.13x, 12 MiB 0.98–1.22x, 14 MiB 0.88–0.90x, 16 MiB
-/// 0.60–0.81x; in a busier one: 4 MiB 1.13x, 6 MiB 0.95x, 8 MiB 0.70x, 10
-/// MiB 0.88x, 12 MiB 0.52–0.57x. Two groups lose at most 13% in the
-/// caches, four up to half from memory, hence the lower mark. Rows keep
-/// the full width: a batch of them is read as one stream.
+/// than 6 MiB, where Zen 5's four AVX-512 groups began to lose to two
+/// (benches/RESULTS.md, "Tuning rows: the figures behind them"). Rows
+/// keep the full width: a batch of them is read as one stream.
 pub(super) fn streams_from_memory(mean: usize, count: usize) -> bool {
     const LIMIT: usize = 6 << 20;
     mean > state::BUF && mean.saturating_mul(count) > LIMIT

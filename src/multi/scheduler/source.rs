@@ -3,23 +3,7 @@
 //! Every public batch function is a `Source`: slices of the caller's
 //! containers here, Arrow offsets in `forms/offsets.rs`, pieces in `forms/pieces.rs`.
 
-use crate::consts::STATE_INIT;
-
-/// The chaining value every message of a batch starts from, after `len`
-/// bytes already hashed (a shared prefix's whole blocks).
-#[derive(Clone, Copy)]
-pub(crate) struct Start {
-    pub(crate) state: [u32; 4],
-    pub(crate) len: u64,
-}
-
-impl Start {
-    /// A message's own start: MD5's initial chaining value.
-    pub(crate) const INIT: Start = Start {
-        state: STATE_INIT,
-        len: 0,
-    };
-}
+pub(crate) use crate::multi::state::Start;
 
 /// One message as the scheduler reads it: its length, copies of its bytes,
 /// and the whole blocks it can hash in place, from the caller's memory.

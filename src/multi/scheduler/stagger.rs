@@ -11,91 +11,43 @@
 //! their state then discarded. It costs each lane the largest delay in
 //! idle blocks, so it is used only for messages many times longer.
 //!
-//! Measured on an Intel Xeon (Sapphire Rapids class, its sibling thread
-//! busy), 128 messages of 7 MiB, 7 MiB apart: the AVX-512 kernel in
-//! lockstep ran at 0.77–0.90 of the same messages 320 bytes further along,
-//! staggered a block a lane at 0.87–1.04; the AVX2 kernel lost nothing in
-//! lockstep (0.92–1.03) and lost to staggering (0.79–0.80), and 64 KiB
-//! messages lost to the idle blocks what they gained. On AMD Zen 3 the
-//! AVX2 kernel lost in lockstep (0.68-0.71) and ran at 1.08 staggered.
-//! On AMD Zen 5, whose AVX-512 kernel runs 64 lanes, lockstep lost
-//! nothing once the kernel loaded each block a round ahead
-//! (`kernel/body.rs`, `NextBlock`): 64 equal messages as many bytes apart,
-//! 4 KiB to 256 KiB, ran at 0.89-1.02 of the same 320 bytes further along,
-//! while staggering cost up to 0.40 at 4 KiB and, by the rule that staggered
-//! sets of more than 32 lanes before, 0.89-0.94 at 32 and 64 KiB. Hence the
-//! rule in [`spread`]; the figures: benches/RESULTS.md, "Equal messages 4
-//! KiB apart".
+//! When a set staggers, and by how many delays, is the kernel's tuning
+//! row's [`Stagger`](crate::multi::tuning::Stagger) (measured in
+//! benches/RESULTS.md, "Equal messages 4 KiB apart").
 
 use super::state::Scheduler;
 use crate::multi::kernel::Kernel;
 use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
-use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use crate::multi::tuning::SetShape;
 
 /// Lanes in one L1 set per block above which lanes are staggered.
 const CROWD: usize = 4;
 
-/// Messages shorter than this many times the largest delay run in
-/// lockstep on AVX-512, unless a spread is forced.
-#[cfg(md5_sse2)]
-const AVX512_MIN_BLOCKS_PER_DELAY: usize = 128;
-
-/// The same for AVX2 where it staggers: on Zen 3, equal messages as many
-/// bytes apart ran staggered at 0.70x lockstep's speed at 4 KiB, 0.85x at
-/// 8 KiB, 1.05x at 16 KiB, 1.15x at 32 KiB, 1.21x at 64 KiB and 1.35x at
-/// 256 KiB (64 of them), so from 368 blocks (23 KiB) on.
-#[cfg(md5_sse2)]
-const AVX2_MIN_BLOCKS_PER_DELAY: usize = 16;
-
-/// A forced spread (`set_spread`); 0 for the rule.
-static FORCED: AtomicUsize = AtomicUsize::new(0);
-
-/// Forces lanes to take delays below `spread` (1 turns staggering off) on
-/// every crowded set of equal messages, however short; 0 restores the
-/// rule. For measuring and tests; returns the setting it replaces.
-pub(crate) fn set_spread(spread: usize) -> usize {
-    FORCED.swap(spread, Relaxed)
-}
-
-/// How many distinct delays a set of `lanes` lanes of `kernel` takes for
-/// messages of `blocks` blocks (1: none), and the blocks a message needs
-/// per delay (0 when forced). By measurement (see the module's notes): 32
-/// delays for AVX-512's lanes in sets of up to 32 (measured on Intel and
-/// Zen 4 before the kernel loaded a block ahead), none for wider sets (Zen
-/// 5's four groups), one for each of AVX2's on AMD (`avx2::staggers`);
-/// none elsewhere.
-#[inline(always)]
-fn spread(kernel: Kernel, lanes: usize, blocks: usize) -> (usize, usize) {
-    let _ = (lanes, blocks);
-    match FORCED.load(Relaxed) {
-        0 => match kernel {
-            #[cfg(md5_sse2)]
-            Kernel::Avx512 if lanes > 32 => (1, 0),
-            #[cfg(md5_sse2)]
-            Kernel::Avx512 => (32, AVX512_MIN_BLOCKS_PER_DELAY),
-            #[cfg(md5_sse2)]
-            Kernel::Avx2 if crate::multi::kernel::avx2::staggers() => {
-                (24, AVX2_MIN_BLOCKS_PER_DELAY)
-            }
-            _ => (1, 0),
-        },
-        forced => (forced, 0),
-    }
-}
-
 /// Each lane's delay in blocks for the messages of `blocks` blocks at
 /// `ptrs`, one a lane, on `kernel`; `None` where they run best in lockstep:
 /// when no L1 set (address bits 6..12) starts more than [`CROWD`] of them,
-/// or the messages are too short for the delays to pay.
+/// or the kernel's tuning row says so for their number, length and
+/// alignment ([`Tuning::plan`](crate::multi::tuning::Tuning::plan)).
 #[inline(always)]
 pub(crate) fn delays(
     kernel: Kernel,
     ptrs: &[*const u8],
     blocks: usize,
 ) -> Option<[usize; MAX_LANES]> {
-    let (spread, per_delay) = spread(kernel, ptrs.len(), blocks);
-    let spread = spread.min(MAX_LANES);
-    if spread < 2 || blocks < per_delay * (spread - 1) {
+    let set = SetShape {
+        lanes: ptrs.len(),
+        group_lanes: kernel.group_lanes(),
+        blocks,
+        crowded: true,
+        split: ptrs.iter().any(|&p| !(p as usize).is_multiple_of(64)),
+        avx512: false,
+    };
+    let spread = kernel
+        .tuning
+        .plan(kernel.stagger(), set)
+        .spread
+        .min(MAX_LANES);
+    if spread < 2 {
         return None;
     }
     crowded(ptrs, spread)

@@ -7,10 +7,12 @@ use crate::compress::test_rng;
 
 extern crate std;
 
-use super::kernel::Kernel;
+use super::kernel::{Isa, Kernel};
+use super::platform::Platform;
 use super::scheduler::digest_batch;
 use super::scheduler::source::Slices;
 use super::state::{BlockPtrs, LaneStates, MAX_LANES};
+use super::tuning::{Stagger, Tuning};
 use super::*;
 use crate::{compress, Digest, Md5};
 use std::{println, vec, vec::Vec};
@@ -18,6 +20,8 @@ use std::{println, vec, vec::Vec};
 use test_rng::Rng;
 
 mod forms;
+mod lanes;
+mod memory;
 mod mixed;
 #[cfg(md5_sse2)]
 mod rows;
@@ -31,7 +35,18 @@ const SHRINK: usize = if cfg!(miri) { 32 } else { 1 };
 /// The most lanes of any kernel built for this target: batch sizes up to
 /// a few times this reach every lane occupancy.
 fn widest() -> usize {
-    Kernel::ALL.iter().map(|k| k.max_lanes()).max().unwrap_or(1)
+    Isa::ALL
+        .iter()
+        .map(|&isa| {
+            Kernel {
+                isa,
+                tuning: Tuning::DEFAULT,
+                avx512bw: false,
+            }
+            .max_lanes()
+        })
+        .max()
+        .unwrap_or(1)
 }
 
 /// Runs `f` on every kernel of this target that the CPU has, and says
@@ -41,18 +56,27 @@ fn widest() -> usize {
 /// (Only there: the scheduler is the same code everywhere, and under qemu
 /// these tests would take minutes more.)
 fn for_each_kernel(mut f: impl FnMut(Kernel)) {
-    for &k in Kernel::ALL {
-        match k.available() {
+    let tuning = Platform::detect().tuning();
+    for &isa in Isa::ALL {
+        match Kernel::available(isa, tuning) {
             Some(k) => f(k),
-            None => println!("skipping multi kernel {}: this CPU lacks it", k.name()),
+            None => println!("skipping multi kernel {}: this CPU lacks it", isa.name()),
         }
     }
     if cfg!(target_arch = "x86_64") {
         for groups in 1..=4 {
-            f(Kernel::SoftWide(groups));
+            f(Kernel {
+                isa: Isa::SoftWide(groups),
+                tuning,
+                avx512bw: false,
+            });
         }
     }
 }
+
+/// Every CPU family's tuning row (`Family::tuning`), so that each runs on
+/// every host that has the ISA.
+const ROWS: [Tuning; 4] = [Tuning::INTEL, Tuning::ZEN3, Tuning::ZEN4, Tuning::ZEN5];
 
 /// `digest_batch(kernel)` of `inputs` against `Md5::digest`, message by
 /// message.
@@ -103,7 +127,7 @@ fn kernel_compress_every_lane() {
 #[test]
 fn avx512_ymm_every_lane() {
     use crate::multi::kernel::avx512_ymm;
-    let Some(_) = Kernel::Avx512.available() else {
+    let Some(_) = Kernel::available(Isa::Avx512, Tuning::DEFAULT) else {
         return println!("skipping the AVX-512 ymm body: this CPU lacks AVX-512");
     };
     let most = avx512_ymm::MOST_LANES;
@@ -203,90 +227,6 @@ fn kernels_equal_lengths() {
                 for_each_kernel(|k| check(k, &inputs));
             }
         }
-    }
-}
-
-/// A batch whose digests fill 4 MiB and more, written past the caches
-/// (`multi/stream.rs`): full sets of 32-byte rows (hashed at once), then
-/// rows of random lengths. Every kernel writes its output 13 bytes into a
-/// buffer (plain stores at both ends of every set, streaming ones between);
-/// the kernel this CPU runs also at 0 and 8. Only where outputs go past the
-/// caches (x86_64, not under Miri): elsewhere this would be one more large
-/// batch, minutes under qemu.
-#[test]
-#[cfg_attr(
-    any(miri, not(md5_sse2)),
-    ignore = "no output goes past the caches here"
-)]
-fn kernels_batches_past_the_caches() {
-    let mut rng = Rng(0x6d75_6c74_690a);
-    let count = (4 << 20) / 16 + 1000;
-    let inputs: Vec<Vec<u8>> = (0..count)
-        .map(|i| {
-            let n = if i < count / 2 { 32 } else { rng.below(200) };
-            rng.bytes(n)
-        })
-        .collect();
-    let want: Vec<[u8; 16]> = inputs.iter().map(|m| Md5::digest(m).into()).collect();
-    let chosen = Kernel::detect();
-    for_each_kernel(|k| {
-        let ats: &[usize] = if k == chosen { &[0, 8, 13] } else { &[13] };
-        for &at in ats {
-            let mut buf = vec![0x55u8; 16 * count + 16];
-            let (out, _) = buf[at..at + 16 * count].as_chunks_mut::<16>();
-            digest_batch(k, &Slices(&inputs), out);
-            assert!(out.iter().eq(&want), "kernel {}, output at {at}", k.name());
-            assert!(buf[..at]
-                .iter()
-                .chain(&buf[at + 16 * count..])
-                .all(|&b| b == 0x55));
-        }
-    });
-}
-
-/// Which batches run at the width for memory (`Kernel::memory_lanes`):
-/// long messages of more than 6 MiB in all, not fewer bytes, not rows.
-#[test]
-fn batches_from_memory() {
-    use crate::multi::scheduler::from_memory;
-    assert!(from_memory(256 << 10, 64), "64 × 256 KiB");
-    assert!(from_memory(7 << 20, 2), "2 × 7 MiB");
-    assert!(from_memory(4096, 4096), "4,096 × 4 KiB");
-    assert!(from_memory(64 << 10, 97), "6 MiB and a part");
-    assert!(!from_memory(64 << 10, 96), "6 MiB");
-    assert!(!from_memory(64 << 10, 64), "4 MiB");
-    assert!(!from_memory(32, 1 << 20), "32-byte rows");
-    assert!(!from_memory(0, 0), "nothing");
-}
-
-/// Batches past the caches at the width for memory, where a kernel has
-/// one (AVX-512 on Zen 5; the 48- and 64-lane test kernels): 13 MiB of 52
-/// messages of 240 to 272 KiB, whole blocks and not, judged by the first
-/// (mixed, so from the queue's window); then 80 equal ones, judged by the
-/// first direct set.
-#[test]
-#[cfg_attr(miri, ignore = "batches of 13 to 20 MiB")]
-fn kernels_batches_from_memory() {
-    let mut kernels = Vec::new();
-    for_each_kernel(|k| {
-        if k.memory_lanes() < k.lanes() {
-            kernels.push(k);
-        }
-    });
-    if kernels.is_empty() {
-        return; // off x86_64: every kernel keeps one width
-    }
-    let mut rng = Rng(0x6d75_6c74_690b);
-    let mixed: Vec<Vec<u8>> = (0..52)
-        .map(|i| {
-            let n = (240 << 10) + rng.below(32 << 10);
-            rng.bytes(if i % 3 == 0 { n & !63 } else { n })
-        })
-        .collect();
-    let equal: Vec<Vec<u8>> = (0..80).map(|_| rng.bytes(256 << 10)).collect();
-    for k in kernels {
-        check(k, &mixed);
-        check(k, &equal);
     }
 }
 
@@ -428,56 +368,6 @@ fn kernels_random_batches_across_windows() {
         inputs.truncate(count);
         for_each_kernel(|k| check(k, &inputs));
     }
-}
-
-/// The streaming form against `Md5` fed the same pieces, with random
-/// chunk lengths per lane and call (idle lanes included), lanes that
-/// finish early and restart, and random final tails.
-#[test]
-fn kernels_lanes_random_chunking() {
-    let mut rng = Rng(0x6d75_6c74_6905);
-    for_each_kernel(|k| {
-        for count in [1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 33, 48, 49, 64] {
-            let mut lanes = Lanes::with_kernel(k, count);
-            let mut refs: Vec<Md5> = (0..count).map(|_| Md5::new()).collect();
-            let rounds = 40 / SHRINK.min(8);
-            for round in 0..rounds {
-                let chunks: Vec<Vec<u8>> = (0..count)
-                    .map(|_| {
-                        let blocks = match rng.below(4) {
-                            0 => 0,
-                            1 => 1,
-                            _ => rng.below(40 / SHRINK.min(8)),
-                        };
-                        rng.bytes(64 * blocks)
-                    })
-                    .collect();
-                lanes.update(&chunks);
-                for (h, c) in refs.iter_mut().zip(&chunks) {
-                    h.update(c);
-                }
-                // Now and then, finish a lane with a random tail.
-                if rng.below(3) == 0 || round == rounds - 1 {
-                    let lane = rng.below(count);
-                    let n = rng.below(200);
-                    let tail = rng.bytes(n);
-                    refs[lane].update(&tail);
-                    let want = refs[lane].finalize_reset();
-                    let got = lanes.finalize_lane(lane, &tail);
-                    assert_eq!(got[..], want[..], "{} count {count} lane {lane}", k.name());
-                }
-            }
-            for (lane, h) in refs.into_iter().enumerate() {
-                assert_eq!(lanes.finalize_lane(lane, b"")[..], h.finalize()[..]);
-            }
-        }
-    });
-}
-
-#[test]
-#[should_panic(expected = "not a multiple of 64")]
-fn lanes_reject_partial_chunks() {
-    Lanes::new(2).update(&[&[0u8; 64][..], &[0u8; 65][..]]);
 }
 
 #[test]

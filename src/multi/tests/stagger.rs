@@ -5,12 +5,29 @@
 //! longer, on every kernel, in sets that fill the lanes and that do not.
 
 use super::*;
-use crate::multi::scheduler::set_spread;
+
+/// `kernel` with every crowded set staggered by `spread` delays.
+fn forced(kernel: Kernel, spread: u16) -> Kernel {
+    kernel.tuned(kernel.tuning.with_stagger(Stagger::forced(spread)))
+}
 
 /// `count` messages of `blocks` blocks, each `apart` bytes after the one
 /// before from a page-aligned start, through `digest_batch(kernel)`.
 fn check_apart(kernel: Kernel, data: &[u8], count: usize, blocks: usize, apart: usize) {
-    let base = data.as_ptr().align_offset(4096);
+    check_apart_at(kernel, data, 0, count, blocks, apart)
+}
+
+/// [`check_apart`] from `shift` bytes past a page (16: a large `Vec`'s
+/// start).
+fn check_apart_at(
+    kernel: Kernel,
+    data: &[u8],
+    shift: usize,
+    count: usize,
+    blocks: usize,
+    apart: usize,
+) {
+    let base = data.as_ptr().align_offset(4096) + shift;
     let msgs: Vec<&[u8]> = (0..count)
         .map(|i| &data[base + i * apart..][..64 * blocks])
         .collect();
@@ -27,12 +44,11 @@ fn check_apart(kernel: Kernel, data: &[u8], count: usize, blocks: usize, apart: 
 }
 
 /// Every forced spread against message lengths below, at and above it, in
-/// sets of every few lane counts. The spread is global: tests running
-/// meanwhile still get right digests, only a different schedule.
+/// sets of every few lane counts.
 #[test]
 fn staggered_lanes_every_kernel() {
     let mut rng = Rng(0x7374_6167_6701);
-    let (spreads, lens): (&[usize], &[usize]) = if cfg!(miri) {
+    let (spreads, lens): (&[u16], &[usize]) = if cfg!(miri) {
         (&[3], &[1, 4])
     } else {
         (&[2, 8, 32, 64], &[1, 2, 7, 8, 9, 31, 33, 70])
@@ -40,10 +56,9 @@ fn staggered_lanes_every_kernel() {
     let most = widest();
     let apart = 8192;
     let data = rng.bytes(apart * (most + 1) + 4096);
-    let before = set_spread(0);
     for &spread in spreads {
-        set_spread(spread);
         for_each_kernel(|k| {
+            let k = forced(k, spread);
             for count in [2, k.group_lanes() + 1, k.lanes(), k.lanes() + 3] {
                 for &blocks in lens {
                     check_apart(k, &data, count.min(most), blocks, apart);
@@ -51,27 +66,33 @@ fn staggered_lanes_every_kernel() {
             }
         });
     }
-    set_spread(before);
 }
 
-/// The kernels' own rule, on messages long enough for it (AVX-512
-/// staggers these; the others run them in lockstep), 4 KiB apart and
-/// back to back.
+/// Every tuning row's own rule, on messages long enough for it (AVX-512
+/// staggers these; the others run them in lockstep), back to back from a
+/// page and from 16 bytes past one (a `Vec`'s start, which Zen 4's row
+/// staggers from 16 blocks a delay).
 #[test]
-fn staggered_lanes_by_the_rule() {
+fn staggered_lanes_by_every_row() {
     if cfg!(miri) {
         return;
     }
     let mut rng = Rng(0x7374_6167_6702);
-    let blocks = 128 * 32;
-    let data = rng.bytes(64 * blocks * 36 + 4096);
-    for_each_kernel(|k| {
-        for count in [k.lanes(), k.lanes() - 1] {
-            if 64 * blocks * count <= data.len() - 4096 {
-                check_apart(k, &data, count, blocks, 64 * blocks);
+    let data = rng.bytes(64 * 128 * 32 * 36 + 4096);
+    for row in ROWS {
+        for_each_kernel(|k| {
+            let k = k.tuned(row);
+            for blocks in [64, 1024, 128 * 32] {
+                for count in [k.lanes(), k.lanes() - 1] {
+                    for shift in [0, 16] {
+                        if 64 * blocks * count <= data.len() - 4096 - shift {
+                            check_apart_at(k, &data, shift, count, blocks, 64 * blocks);
+                        }
+                    }
+                }
             }
-        }
-    });
+        });
+    }
 }
 
 /// Which sets the rule staggers: crowded and long, not spread out or short.
@@ -81,7 +102,13 @@ fn stagger_delays() {
     let page = vec![0u8; 64 * 4096 + 4096];
     let base = page.as_ptr().wrapping_add(page.as_ptr().align_offset(4096));
     let ptrs: Vec<*const u8> = (0..32).map(|i| base.wrapping_add(i * 8192)).collect();
-    let before = set_spread(0);
+    // Only `delays` runs: no kernel is called, so any row and ISA will do.
+    #[cfg(md5_sse2)]
+    let kernel = |isa, tuning| Kernel {
+        isa,
+        tuning,
+        avx512bw: false,
+    };
     // Crowded and at least `blocks` long: `lanes` distinct delays; a block
     // shorter, none.
     #[cfg(md5_sse2)]
@@ -95,31 +122,48 @@ fn stagger_delays() {
     // AVX-512: 32 delays, none for sets of more than 32 lanes; AVX2: 24 on
     // AMD, lockstep on Intel.
     #[cfg(md5_sse2)]
-    {
-        staggers(Kernel::Avx512, 32, 128 * 31);
+    for row in ROWS {
+        staggers(kernel(Isa::Avx512, row), 32, 128 * 31);
         let wide: Vec<*const u8> = (0..64).map(|i| base.wrapping_add(i * 4096)).collect();
         assert!(
-            delays(Kernel::Avx512, &wide, 1 << 20).is_none(),
+            delays(kernel(Isa::Avx512, row), &wide, 1 << 20).is_none(),
             "wide sets run in lockstep"
         );
-        if crate::multi::kernel::avx2::staggers() {
-            staggers(Kernel::Avx2, 24, 16 * 23);
+        if row.avx2_stagger.spread > 1 {
+            staggers(kernel(Isa::Avx2, row), 24, 16 * 23);
         } else {
             assert!(
-                delays(Kernel::Avx2, &ptrs, 1 << 20).is_none(),
+                delays(kernel(Isa::Avx2, row), &ptrs, 1 << 20).is_none(),
                 "AVX2 runs in lockstep"
             );
         }
     }
+    // Starts 16 bytes into a line (a `Vec`'s): Zen 4's row staggers them
+    // from 16 blocks a delay, the spread shrinking with the length.
+    #[cfg(md5_sse2)]
+    {
+        let split: Vec<*const u8> = ptrs.iter().map(|p| p.wrapping_add(16)).collect();
+        let zen4 = kernel(Isa::Avx512, Tuning::ZEN4);
+        let d = delays(zen4, &split, 64).expect("split starts, 64 blocks");
+        assert_eq!(d[..32].iter().max(), Some(&4));
+        assert!(delays(zen4, &split, 15).is_none(), "too short");
+        assert!(delays(kernel(Isa::Avx512, Tuning::INTEL), &split, 64).is_none());
+    }
     // Spread out (320 bytes apart): never, even when forced.
     let apart: Vec<*const u8> = (0..32).map(|i| base.wrapping_add(i * 320)).collect();
-    set_spread(8);
-    assert!(delays(Kernel::Portable, &apart, 4).is_none());
+    let portable = forced(
+        Kernel {
+            isa: Isa::Portable,
+            tuning: Tuning::DEFAULT,
+            avx512bw: false,
+        },
+        8,
+    );
+    assert!(delays(portable, &apart, 4).is_none());
     // Forced, short: delays below the spread, each used 4 times.
-    let d = delays(Kernel::Portable, &ptrs, 1).expect("forced");
+    let d = delays(portable, &ptrs, 1).expect("forced");
     assert!(d[..32].iter().all(|&d| d < 8));
     assert!((0..8).all(|x| d[..32].iter().filter(|&&d| d == x).count() == 4));
-    set_spread(before);
 }
 
 /// `Lanes` staggers crowded equal chunks by the same rule, forced here:
@@ -129,7 +173,7 @@ fn stagger_delays() {
 #[test]
 fn lanes_staggered_every_kernel() {
     let mut rng = Rng(0x7374_6167_6703);
-    let (spreads, lens): (&[usize], &[usize]) = if cfg!(miri) {
+    let (spreads, lens): (&[u16], &[usize]) = if cfg!(miri) {
         (&[3], &[2])
     } else {
         (&[2, 8, 32], &[1, 7, 9, 33])
@@ -138,10 +182,9 @@ fn lanes_staggered_every_kernel() {
     let most = Lanes::MAX;
     let data = rng.bytes(apart * (most + 4) + 4096);
     let base = data.as_ptr().align_offset(4096);
-    let before = set_spread(0);
     for &spread in spreads {
-        set_spread(spread);
         for_each_kernel(|k| {
+            let k = forced(k, spread);
             for count in [2, k.group_lanes() + 1, k.lanes().min(most)] {
                 for &blocks in lens {
                     let chunk = |lane: usize, round: usize, len: usize| {
@@ -175,5 +218,4 @@ fn lanes_staggered_every_kernel() {
             }
         });
     }
-    set_spread(before);
 }
