@@ -6,7 +6,6 @@
 
 use crate::engine::{HashError, Input, READ_STDIN, STDIN_CLOSED};
 use md5::etag::{self, Etag, EtagHasher};
-use md5::{Digest, Md5};
 use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::Ordering;
@@ -157,31 +156,13 @@ fn for_each_read(
 }
 
 /// The ETag S3 shows for `input` uploaded by the AWS CLI's rule with parts
-/// of `part_size` bytes: its plain MD5 if it is shorter than one part
-/// (uploaded whole), else its multipart ETag, with at most 10,000 parts.
+/// of `part_size` bytes (`md5::etag::upload_file`): its plain MD5 if it is
+/// shorter than one part (uploaded whole), else its multipart ETag, with
+/// at most 10,000 parts.
 pub fn upload_etag(input: &Input, part_size: u64) -> Result<Etag, HashError> {
-    let mut stream = match open(input)? {
-        Source::File(file, len) if len < part_size => Box::new(file) as Box<dyn Read>,
-        Source::File(file, _) => return etag::multipart_file(&file, part_size).map_err(read_error),
-        Source::Stream(s) => s,
-    };
-    // A stream's length is known at its end: its first part is hashed
-    // whole as well, for the case that it is the only and a short one.
-    let mut whole = Md5::new();
-    let mut seen = 0u64;
-    let mut parts = EtagHasher::new(part_size).map_err(parts_error)?;
-    for_each_read(&mut stream, |data| {
-        if seen < part_size {
-            let head = usize::try_from(part_size - seen).map_or(data.len(), |k| k.min(data.len()));
-            whole.update(&data[..head]);
-        }
-        seen += data.len() as u64;
-        parts.update(data).map_err(parts_error)
-    })?;
-    if seen < part_size {
-        Ok(Etag::from_md5(whole.finalize().into()))
-    } else {
-        parts.finish().map_err(parts_error)
+    match open(input)? {
+        Source::File(file, _) => etag::upload_file(&file, part_size).map_err(read_error),
+        Source::Stream(s) => etag::upload_reader(s, part_size).map_err(read_error),
     }
 }
 

@@ -17,8 +17,9 @@
 //! reading for another. The figures: the README's "S3 multipart ETags"
 //! section.
 
-use super::read::{check_end, read_exact_at, will_need};
-use super::{checked_parts, Composer, Etag, MAX_PARTS};
+use super::read::{check_end, for_each_read, read_exact_at};
+use super::{checked_parts, Composer, Etag, EtagHasher, MAX_PARTS};
+use crate::files::will_need;
 use crate::multi::{self, Lanes};
 use std::{fs::File, io, sync::mpsc, vec, vec::Vec};
 
@@ -55,7 +56,10 @@ const AHEAD: u64 = 256 << 10;
 /// holds a buffer of one page per lane (97 KiB with AVX2), whatever the
 /// file's size.
 ///
-/// The file's length is taken from its metadata when the call starts.
+/// The file's length is taken from its metadata when the call starts. A
+/// file whose metadata gives a length of 0 (an empty file, or one whose
+/// size the kernel does not know, as under Linux's `/proc` and `/sys`) is
+/// read in order to its end through an [`EtagHasher`].
 ///
 /// # Errors
 ///
@@ -68,8 +72,7 @@ const AHEAD: u64 = 256 << 10;
 ///   [`EtagHasher`](super::EtagHasher));
 /// * [`io::ErrorKind::UnexpectedEof`] if the file ends before that length,
 ///   and [`io::ErrorKind::InvalidData`] if it goes on past it: it changed
-///   size while being read, or its metadata does not give its length (as
-///   for files under Linux's `/proc`);
+///   size while being read;
 /// * any error of the reads, as they return it.
 ///
 /// ```
@@ -154,6 +157,9 @@ pub(super) fn hash_file(
         ));
     }
     let len = meta.len();
+    if len == 0 {
+        return hash_stream(file, part_size, max_parts);
+    }
     let parts = checked_parts(len, part_size, max_parts)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let sets = Sets {
@@ -177,6 +183,15 @@ pub(super) fn hash_file(
     };
     check_end(file, len)?;
     Ok(composer.finish())
+}
+
+/// The ETag of a file read in order to its end, whatever its metadata
+/// says its length is.
+fn hash_stream(file: &File, part_size: u64, max_parts: u64) -> io::Result<Etag> {
+    let invalid = |e| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let mut hasher = EtagHasher::with_max_parts(part_size, max_parts).map_err(invalid)?;
+    for_each_read(file, |data| hasher.update(data).map_err(invalid))?;
+    hasher.finish().map_err(invalid)
 }
 
 /// The file's parts in sets of `shape.lanes`, read as `shape` says.

@@ -166,7 +166,7 @@ impl<'c, 'a> Worker<'c, 'a> {
                 if spinning {
                     f.on_disk.push((pos, len));
                 } else {
-                    sys::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
+                    md5::files::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
                     f.later.push(Later { pos, len, file });
                 }
             }
@@ -296,7 +296,11 @@ impl<'c, 'a> Worker<'c, 'a> {
             // so that the disk, still in order, always has the next read.
             if let Some(&(next, next_len)) = on_disk.get(i + 1).filter(|n| n.1 > SMALL_MAX as u64) {
                 if let Ok(file) = open(&claim[next].1, || false) {
-                    sys::will_need(file.file(), 0, next_len.min(io_policy::HINT_MAX_IN_TURN));
+                    md5::files::will_need(
+                        file.file(),
+                        0,
+                        next_len.min(io_policy::HINT_MAX_IN_TURN),
+                    );
                 }
             }
             let Some(mut file) = self.open_in_claim(f, pos, &claim[pos].1) else {
