@@ -76,7 +76,7 @@
 
 mod buffer;
 #[cfg(feature = "std")]
-mod file;
+pub(crate) mod file;
 mod hasher;
 mod parse;
 #[cfg(feature = "std")]
