@@ -4,10 +4,10 @@
 //! part (uploaded whole, their ETag is their MD5), and the others are
 //! hashed here in turn, in their place in the order, by [`etag`].
 
+use crate::context::{binary_mode, input_for, Ctx};
 use crate::engine::{self, Input, Step};
 use crate::etag::{upload_etag, PartSize};
 use crate::output::Out;
-use crate::{binary_mode, input_for, Ctx};
 use md5::etag::{self, Etag};
 use md5sum::record::{self, Style};
 use std::ffi::OsString;
