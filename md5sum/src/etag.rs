@@ -23,9 +23,13 @@ pub enum PartSize {
 
 impl PartSize {
     /// Reads `auto`, or a byte count with an optional unit: `K`, `M`, `G`,
-    /// `T` and `KiB` ... `TiB` are powers of 1024, `KB` ... `TB` powers of
-    /// 1000 (as GNU's `split -b` reads them; letters in either case).
-    /// `None` for anything else, 0, or a size past 2^64 - 1.
+    /// `T`, `KiB` ... `TiB` and `KB` ... `TB` are all powers of 1024
+    /// (letters in either case). `KB` ... `TB` are read as the AWS CLI
+    /// reads them, not as GNU's size suffixes (powers of 1000): its
+    /// settings write its default part size `multipart_chunksize = 8MB`
+    /// and mean 8 MiB, and a part size copied from there must give the
+    /// ETag S3 shows for the upload it made. `None` for anything else, 0,
+    /// or a size past 2^64 - 1.
     pub fn parse(s: &[u8]) -> Option<Self> {
         if s == b"auto" {
             return Some(PartSize::Auto);
@@ -38,8 +42,7 @@ impl PartSize {
             [p, rest @ ..] => {
                 let power = b"KMGT".iter().position(|u| u == p)? as u32 + 1;
                 match rest {
-                    [] | b"IB" => (1024u64, power),
-                    b"B" => (1000, power),
+                    [] | b"IB" | b"B" => (1024u64, power),
                     _ => return None,
                 }
             }
@@ -227,11 +230,13 @@ mod tests {
         assert_eq!(fixed("8M"), Some(PartSize::Fixed(8 << 20)));
         assert_eq!(fixed("8MiB"), Some(PartSize::Fixed(8 << 20)));
         assert_eq!(fixed("8mib"), Some(PartSize::Fixed(8 << 20)));
-        assert_eq!(fixed("5MB"), Some(PartSize::Fixed(5_000_000)));
+        // The AWS CLI's units: MB is MiB.
+        assert_eq!(fixed("8MB"), Some(PartSize::Fixed(8 << 20)));
+        assert_eq!(fixed("5mb"), Some(PartSize::Fixed(5 << 20)));
         assert_eq!(fixed("1k"), Some(PartSize::Fixed(1024)));
-        assert_eq!(fixed("2kB"), Some(PartSize::Fixed(2000)));
+        assert_eq!(fixed("2kB"), Some(PartSize::Fixed(2048)));
         assert_eq!(fixed("5G"), Some(PartSize::Fixed(5 << 30)));
-        assert_eq!(fixed("1TB"), Some(PartSize::Fixed(1_000_000_000_000)));
+        assert_eq!(fixed("1TB"), Some(PartSize::Fixed(1 << 40)));
         assert_eq!(fixed("1234"), Some(PartSize::Fixed(1234)));
         assert_eq!(
             fixed("18446744073709551615"),
