@@ -9,8 +9,10 @@
 # be), benches/etag_reference.py (part by part over Python's hashlib) and,
 # cold, `cat FILE > /dev/null` (reading alone),
 # each with the page cache warm and, as root, cold (the caches dropped with
-# `sync; echo 3 > /proc/sys/vm/drop_caches` before every command; not being
-# root, it says so and skips the cold rows). md5sum runs with its default
+# `sync; echo 3 > /proc/sys/vm/drop_caches` and 3 s of rest before every
+# command, as benches/etag.rs does: a VM that hands freed memory back to
+# its host settles, so that every run starts from the same state; not
+# being root, it says so and skips the cold rows). md5sum runs with its default
 # -j, and again with its spinning-disk path forced on for the files' own
 # disk, through the MD5SUM_SYSFS seam (a sysfs tree that says the disk is
 # a rotational ATA disk). The programs run interleaved, one run of each in
@@ -85,6 +87,7 @@ elapsed() {
 drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	sleep 3
 }
 
 WORKLOADS=("one 1 GiB file" "100 files of 1 MiB" "10,000 files of 4 KiB" "\`-c\` over the 10,000 files")
@@ -181,7 +184,6 @@ if command -v python3 >/dev/null; then
 		# Cold: md5sum --etag against reading alone.
 		for p in etag cat; do
 			drop_caches
-			sleep 1
 			ETAG_TIMES[$p,cold]+="$(run_etag "$p") "
 		done
 	done
