@@ -263,6 +263,7 @@ impl Sets<'_> {
         let mut open = count;
         while open > 0 {
             self.control.check()?;
+            let mut round = 0;
             // This round's piece of every part not yet ended: its whole
             // blocks, and the bytes after them (only at the part's end).
             let mut blocks: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
@@ -283,7 +284,7 @@ impl Sets<'_> {
                 }
                 let n = (part_len[lane] - done[lane]).min(chunk as u64) as usize;
                 read_exact_at(file, &mut slot[..n], start[lane] + done[lane])?;
-                self.control.count(n);
+                round += n;
                 let (whole, tail) = slot[..n].split_at(n / 64 * 64);
                 blocks[lane] = whole;
                 done[lane] += n as u64;
@@ -293,6 +294,7 @@ impl Sets<'_> {
                     open -= 1;
                 }
             }
+            self.control.count(round);
             lanes.update(&blocks[..count]);
             for (lane, tail) in tails[..count].iter().enumerate() {
                 if let Some(tail) = tail {
