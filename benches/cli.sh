@@ -25,7 +25,10 @@
 # Usage: benches/cli.sh
 # Environment: GNU_MD5SUM (default /usr/bin/md5sum), RUNS (default 5),
 #              OUT (markdown tables, default stdout only), ETAG_ONLY=1
-#              (only the ETag rows).
+#              (only the ETag rows), BASELINE (another build of md5sum,
+#              say of the main branch, run interleaved with the others:
+#              its columns and rows are added, to compare a change side
+#              by side).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -101,6 +104,7 @@ args_of() {
 	esac
 }
 PROGRAMS=(gnu ours spinning)
+[ -z "${BASELINE:-}" ] || PROGRAMS+=(base)
 run_program() {
 	local prog=$1 dir=$2
 	shift 2
@@ -108,6 +112,7 @@ run_program() {
 	gnu) elapsed "$dir" "$GNU" "$@" ;;
 	ours) elapsed "$dir" "$OURS" "$@" ;;
 	spinning) elapsed "$dir" env MD5SUM_SYSFS="$SPIN" "$OURS" "$@" ;;
+	base) elapsed "$dir" "$BASELINE" "$@" ;;
 	esac
 }
 
@@ -149,19 +154,32 @@ if [ ${#MD5_WORKLOADS[@]} -gt 0 ]; then
 		echo
 		echo "Medians of $RUNS runs, default -j; GNU md5sum / md5sum:"
 		echo
-		echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
-		echo "|---|--:|--:|--:|--:|"
+		if [ -n "${BASELINE:-}" ]; then
+			echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm | BASELINE, cold | BASELINE, warm |"
+			echo "|---|--:|--:|--:|--:|--:|--:|"
+		else
+			echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
+			echo "|---|--:|--:|--:|--:|"
+		fi
 		for w in "${MD5_WORKLOADS[@]}"; do
-			echo "| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
+			row="| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
+			[ -z "${BASELINE:-}" ] || row+=" $(cell "$w" base cold) | $(cell "$w" base warm) |"
+			echo "$row"
 		done
 	} | tee "${OUT:-/dev/null}"
 fi
 
 # The ETag of the 1 GiB file in 8 MiB parts (128 parts).
 ETAG_PROGRAMS=(etag gnu hashlib cat)
+COLD_ETAG_PROGRAMS=(etag cat)
+if [ -n "${BASELINE:-}" ]; then
+	ETAG_PROGRAMS+=(base)
+	COLD_ETAG_PROGRAMS+=(base)
+fi
 run_etag() {
 	case $1 in
 	etag) elapsed "$WORK" "$OURS" --etag=8M big ;;
+	base) elapsed "$WORK" "$BASELINE" --etag=8M big ;;
 	gnu) elapsed "$WORK" "$GNU" big ;;
 	hashlib) elapsed "$WORK" python3 "$PWD/benches/etag_reference.py" 8388608 big ;;
 	cat) elapsed "$WORK" cat big ;;
@@ -182,7 +200,7 @@ if command -v python3 >/dev/null; then
 		done
 		[ "$COLD" = 1 ] || continue
 		# Cold: md5sum --etag against reading alone.
-		for p in etag cat; do
+		for p in "${COLD_ETAG_PROGRAMS[@]}"; do
 			drop_caches
 			ETAG_TIMES[$p,cold]+="$(run_etag "$p") "
 		done
@@ -203,6 +221,10 @@ if command -v python3 >/dev/null; then
 		echo "| benches/etag_reference.py, warm | $(ratio etag,warm hashlib,warm) | ≤ 0.25 |"
 		if [ "$COLD" = 1 ]; then
 			echo "| \`cat FILE > /dev/null\`, cold | $(ratio etag,cold cat,cold) | ≤ 1.10 |"
+		fi
+		if [ -n "${BASELINE:-}" ]; then
+			echo "| BASELINE md5sum --etag=8M, warm | $(ratio etag,warm base,warm) | |"
+			[ "$COLD" = 0 ] || echo "| BASELINE md5sum --etag=8M, cold | $(ratio etag,cold base,cold) | |"
 		fi
 	} | tee -a "${OUT:-/dev/null}"
 else
