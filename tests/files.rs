@@ -326,3 +326,35 @@ fn stop_mid_file() {
         );
     });
 }
+
+/// Many threads over many long files (each held open until it is hashed):
+/// at most 256 files open at once, so that the usual limit of 1,024
+/// descriptors is never reached. Counted in /proc/self/fd while it runs.
+#[test]
+#[cfg(target_os = "linux")]
+fn open_files_are_bounded() {
+    let dir = TempDir::new("open-files");
+    let data = vec![9u8; 70_000];
+    let paths: Vec<PathBuf> = (0..600)
+        .map(|i| dir.file(&format!("f{i}"), &data))
+        .collect();
+    let count = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+    let before = count();
+    let done = AtomicBool::new(false);
+    let most = std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            let mut most = 0;
+            while !done.load(Ordering::Relaxed) {
+                most = most.max(count());
+            }
+            most
+        });
+        let got = files::hash_files(&paths, 64, Control::new());
+        done.store(true, Ordering::Relaxed);
+        assert!(got.iter().all(|r| r.as_ref().ok() == Some(&md5(&data))));
+        watcher.join().unwrap()
+    });
+    // 256, one more per thread while a file opens, and the watcher's own.
+    assert!(most < before + 256 + 64 + 2, "{most} open, {before} before");
+    assert!(most > before, "the watcher saw no file open");
+}

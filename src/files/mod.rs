@@ -21,7 +21,10 @@
 //! next; a long file alone in its claim is hashed while a thread of its
 //! own reads it ahead; anything else (a FIFO, a device) is read in order.
 //! A thread holds at most about 11 MiB (48 slots and 48 heads of 64 KiB,
-//! 4 MiB of buffers read ahead), whatever the files' sizes and number.
+//! 4 MiB of buffers read ahead), whatever the files' sizes and number, and
+//! the threads together hold at most 256 files open (claims are smaller
+//! where there are more than 5 threads; more than 256 threads are not
+//! started).
 //!
 //! ```
 //! # fn main() -> std::io::Result<()> {
@@ -132,9 +135,9 @@ impl std::error::Error for FileError {
 }
 
 /// The MD5 digest of each file of `paths`, in order, or the error that
-/// ended it, on up to `threads` threads (0 counts as 1; the calling thread
-/// is one of them, and where a thread cannot start the others do its
-/// share). See [the module](self) for how the files are read; every byte
+/// ended it, on up to `threads` threads (0 counts as 1, and more than 256
+/// as 256; the calling thread is one of them, and where a thread cannot
+/// start the others do its share). See [the module](self) for how the files are read; every byte
 /// read is counted in `control`, and once its flag is set, each file not
 /// yet hashed fails with [`Stopped`].
 ///

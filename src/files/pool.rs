@@ -12,6 +12,11 @@ use std::vec::Vec;
 /// every thread gets a share.
 const CLAIM: usize = 48;
 
+/// The most files open at once over all threads (a claim's long files stay
+/// open until they are hashed): far below the usual limit of 1,024
+/// descriptors. It caps the threads too.
+pub(super) const OPEN_FILES: usize = 256;
+
 /// The outcome of each of `paths`, in order, on up to `threads` threads
 /// (the calling thread one of them).
 pub(super) fn run<P: AsRef<Path> + Sync>(
@@ -19,12 +24,13 @@ pub(super) fn run<P: AsRef<Path> + Sync>(
     threads: usize,
     control: Control<'_>,
 ) -> Vec<Outcome> {
-    let threads = threads.clamp(1, paths.len().max(1));
+    let threads = threads.clamp(1, paths.len().clamp(1, OPEN_FILES));
+    let claim = (OPEN_FILES / threads).clamp(1, CLAIM);
     let next = AtomicUsize::new(0);
     let work = || {
         let mut worker = Worker::new(control);
         let mut done = Vec::new();
-        while let Some(start) = take(&next, paths.len(), threads) {
+        while let Some(start) = take(&next, paths.len(), threads, claim) {
             let end = (start.0 + start.1).min(paths.len());
             let outcomes = worker.hash_claim(&paths[start.0..end]);
             done.push((start.0, outcomes));
@@ -46,13 +52,13 @@ pub(super) fn run<P: AsRef<Path> + Sync>(
     claims.into_iter().flat_map(|c| c.1).collect()
 }
 
-/// The next claim, (first index, count), if any paths are left: a whole
-/// [`CLAIM`] while many are left, else an even share for each thread.
-fn take(next: &AtomicUsize, len: usize, threads: usize) -> Option<(usize, usize)> {
+/// The next claim, (first index, count), if any paths are left: `most`
+/// paths while many are left, else an even share for each thread.
+fn take(next: &AtomicUsize, len: usize, threads: usize, most: usize) -> Option<(usize, usize)> {
     let mut claim = (0, 0);
     next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |start| {
         let left = len.checked_sub(start).filter(|&l| l > 0)?;
-        claim = (start, left.div_ceil(threads).clamp(1, CLAIM));
+        claim = (start, left.div_ceil(threads).clamp(1, most));
         Some(start + claim.1)
     })
     .ok()?;
