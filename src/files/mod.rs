@@ -3,7 +3,7 @@
 //!
 //! * [`hash_files`]: the MD5 of each file of a list, in order;
 //! * [`etag_files`]: the S3 ETag of each, by the AWS CLI's upload rule
-//!   ([`etag::upload_file`](crate::etag::upload_file));
+//!   ([`etag::upload_file`]);
 //! * [`Control`]: the caller's view of a run (bytes read so far) and its
 //!   way to stop one;
 //! * the parts they are built of, for a program with its own order of
