@@ -18,7 +18,7 @@ if [[ ${1:-} =~ ^[0-9]+$ ]]; then
     shift
 fi
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(backend multi multi_forms lanes serial_011 check_line etag_parse etag_multipart)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(backend multi multi_forms lanes serial_011 check_line etag_parse etag_multipart arrow_import)
 
 if ! rustup toolchain list | grep -q '^nightly'; then
     rustup toolchain install nightly --profile minimal

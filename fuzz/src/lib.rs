@@ -50,6 +50,16 @@ pub fn vary_avx512_width(data: &[u8]) {
     let _ = data;
 }
 
+/// The one kernel of [`md5::multi::__bench::kernels`] an input checks
+/// against its oracle besides the one the build selects, chosen by the
+/// input's length (apart from `vary_avx512_width`'s choice): one kernel an
+/// execution, not all of them, keeps executions cheap, and the inputs of a
+/// run meet every kernel.
+pub fn one_kernel(data: &[u8]) -> &'static str {
+    let kernels: Vec<&'static str> = md5::multi::__bench::kernels().collect();
+    kernels[data.len() / 4 % kernels.len()]
+}
+
 /// `len` bytes made from `pool` repeated (zeros for an empty pool), each
 /// repetition offset by its index so that long messages do not repeat with
 /// a period of one block.
@@ -57,9 +67,17 @@ pub fn fill(pool: &[u8], len: usize) -> Vec<u8> {
     if pool.is_empty() {
         return vec![0; len];
     }
-    (0..len)
-        .map(|i| pool[i % pool.len()].wrapping_add((i / pool.len()) as u8))
-        .collect()
+    // Repetition by repetition, with no division per byte (it cost more
+    // than the hashing of short batches, under the sanitizer).
+    let mut out = Vec::with_capacity(len);
+    for r in 0.. {
+        let take = pool.len().min(len - out.len());
+        out.extend(pool[..take].iter().map(|b| b.wrapping_add(r as u8)));
+        if out.len() == len {
+            break;
+        }
+    }
+    out
 }
 
 /// MD5 of `msg` from `md5::__soft_compress` and RFC 1321's padding, written

@@ -1,5 +1,6 @@
 """md5x against what a user runs today: the rows of python/README.md's
-"Speed" table for md5, digest_many, s3_etag and hash_files.
+"Speed" table for md5, digest_many (of bytes, and of str with
+encoding="utf-8"), s3_etag and hash_files.
 
     python python/benches/bench_core.py [--rounds N] [--dir DIR]
 
@@ -14,6 +15,8 @@ import hashlib
 import os
 import pathlib
 import platform
+import random
+import string
 import tempfile
 import time
 
@@ -63,6 +66,27 @@ def bench_digest_many(rounds):
     )
     assert res["md5x"] == res["hashlib"]
     row("`digest_many`, 1M `bytes` of 32 B", "[hashlib.md5(b).digest() for b in rows]", best["md5x"], best["hashlib"])
+
+
+def bench_digest_many_str(rounds):
+    rng = random.Random(32)
+    letters = string.ascii_letters + string.digits
+    for label, lengths in (("32 B", [32] * 1_000_000), ("8–55 B", [rng.randint(8, 55) for _ in range(1_000_000)])):
+        rows = ["".join(rng.choices(letters, k=n)) for n in lengths]
+        best, res = best_of(
+            rounds,
+            {
+                "md5x": lambda: md5x.hexdigest_many(rows, encoding="utf-8"),
+                "hashlib": lambda: [hashlib.md5(s.encode()).hexdigest() for s in rows],
+            },
+        )
+        assert res["md5x"] == res["hashlib"]
+        row(
+            f"`hexdigest_many(encoding=\"utf-8\")`, 1M `str` of {label}",
+            "[hashlib.md5(s.encode()).hexdigest() for s in rows]",
+            best["md5x"],
+            best["hashlib"],
+        )
 
 
 def bench_md5(rounds):
@@ -127,7 +151,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--dir", default=None, help="where the temporary files go")
-    parser.add_argument("--only", choices=["digest_many", "md5", "s3_etag", "hash_files"])
+    parser.add_argument("--only", choices=["digest_many", "digest_many_str", "md5", "s3_etag", "hash_files"])
     args = parser.parse_args()
     uname = platform.uname()
     print(f"CPU: {cpu_name()}, {os.cpu_count()} CPUs; kernel {uname.system} {uname.release}")
@@ -139,6 +163,8 @@ def main():
         tmp = pathlib.Path(tmp)
         if args.only in (None, "digest_many"):
             bench_digest_many(args.rounds)
+        if args.only in (None, "digest_many_str"):
+            bench_digest_many_str(args.rounds)
         if args.only in (None, "md5"):
             bench_md5(args.rounds)
         if args.only in (None, "s3_etag"):

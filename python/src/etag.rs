@@ -2,14 +2,17 @@
 //! CLI's rule, through `md5::etag`, the GIL released.
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
+use crate::interrupt;
 use crate::paths::{os_error, path_of};
+use crate::reading::{self, read_some};
+use crate::stop::Stop;
 use md5x::etag::{self, Etag, EtagHasher, PartsError};
 use md5x::{Digest, Md5};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::Path;
 
 /// The AWS CLI's and boto3's default part size (and multipart threshold).
@@ -30,6 +33,9 @@ const READ: usize = 256 << 10;
 /// side and hashed in SIMD lanes on every core, in a few hundred KiB of
 /// memory whatever its size; the GIL is released throughout.
 ///
+/// Ctrl-C stops a file's read within about a second (a FIFO no one writes
+/// to, an endless device, a large file) with ``KeyboardInterrupt``.
+///
 /// Raises ``ValueError`` if ``part_size`` is not positive or the data
 /// makes more than 10,000 parts (S3's limit), and ``OSError``
 /// (``FileNotFoundError``, ...) with ``filename`` set if the file cannot be
@@ -48,7 +54,7 @@ fn s3_etag(py: Python<'_>, source: &Bound<'_, PyAny>, part_size: i64) -> PyResul
         })?;
     if is_path(source)? {
         let path = path_of(source)?;
-        let etag = py.detach(|| file_etag(&path, part_size));
+        let etag = interrupt::run(py, |stop| file_etag(&path, part_size, stop))?;
         return Ok(etag.map_err(|e| os_error(py, e, source))?.to_string());
     }
     let view = BufferView::get(source).map_err(|_| {
@@ -87,23 +93,24 @@ fn buffer_etag(data: &[u8], part_size: u64) -> Result<Etag, PartsError> {
 
 /// The AWS CLI's ETag of the file at `path`: a regular file of a part or
 /// more by `md5::etag::multipart_file` (parts side by side, every core),
-/// a shorter one by one MD5, anything else (a pipe, a device) read in
-/// order.
-fn file_etag(path: &Path, part_size: u64) -> io::Result<Etag> {
-    let file = File::open(path)?;
+/// a shorter one by one MD5, anything else (a pipe, a device, a file whose
+/// size the kernel does not know, as procfs and sysfs report 0) read in
+/// order. Gives up at `stop`.
+fn file_etag(path: &Path, part_size: u64, stop: &Stop) -> io::Result<Etag> {
+    let file = reading::open(path, stop)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(io::ErrorKind::IsADirectory.into());
     }
-    if !meta.is_file() {
-        return stream_etag(file, part_size);
+    if !meta.is_file() || meta.len() == 0 {
+        return stream_etag(file, part_size, stop);
     }
     if meta.len() >= part_size {
-        return etag::multipart_file(&file, part_size);
+        return reading::cut_short(&file, stop, |file| etag::multipart_file(file, part_size));
     }
     let mut md5 = Md5::new();
     let mut seen = 0u64;
-    for_each_read(file, |data| {
+    for_each_read(file, stop, |data| {
         seen += data.len() as u64;
         if seen >= part_size {
             // It was shorter than a part when the call started.
@@ -121,11 +128,11 @@ fn file_etag(path: &Path, part_size: u64) -> io::Result<Etag> {
 /// The AWS CLI's ETag of data whose length is known only at its end: its
 /// first part is also hashed whole, for the case that it is the only one
 /// and shorter than a part.
-fn stream_etag(src: File, part_size: u64) -> io::Result<Etag> {
+fn stream_etag(src: File, part_size: u64, stop: &Stop) -> io::Result<Etag> {
     let mut whole = Md5::new();
     let mut seen = 0u64;
     let mut parts = EtagHasher::new(part_size).map_err(parts_error)?;
-    for_each_read(src, |data| {
+    for_each_read(src, stop, |data| {
         if seen < part_size {
             let head = usize::try_from(part_size - seen).map_or(data.len(), |k| k.min(data.len()));
             whole.update(&data[..head]);
@@ -146,15 +153,18 @@ fn parts_error(e: PartsError) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidInput, e)
 }
 
-/// Feeds all of `src` to `each`, a read at a time.
-fn for_each_read(mut src: File, mut each: impl FnMut(&[u8]) -> io::Result<()>) -> io::Result<()> {
+/// Feeds all of `src` to `each`, a read at a time, giving up at `stop`.
+fn for_each_read(
+    mut src: File,
+    stop: &Stop,
+    mut each: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
     let mut buf = vec![0u8; READ];
     loop {
-        match src.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => each(&buf[..n])?,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+        reading::check(stop)?;
+        match read_some(&mut src, &mut buf, stop)? {
+            0 => return Ok(()),
+            n => each(&buf[..n])?,
         }
     }
 }

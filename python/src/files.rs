@@ -9,14 +9,17 @@
 //! the next [`CHUNK`] of every stream and hashes them all in one call, and
 //! a stream that ends frees its lane for the next large file.
 
+use crate::interrupt;
 use crate::paths::{os_error, path_of};
+use crate::reading::{self, read_full};
+use crate::stop::Stop;
 use md5x::multi::{self, Lanes};
 use md5x::{Digest, Md5};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -47,6 +50,9 @@ const OPEN_FILES: usize = 256;
 /// files' sizes: at most 4 MiB per thread (a 2 MiB batch, and 32 KiB for
 /// each of up to 64 lanes; 3 MiB with AVX-512's usual 32). The GIL is
 /// released throughout.
+///
+/// Ctrl-C stops the call within about a second (a FIFO no one writes to,
+/// an endless device, large files) with ``KeyboardInterrupt``.
 ///
 /// A file that cannot be read raises the ``OSError`` that ``open`` or
 /// ``read`` would (``FileNotFoundError``, ``PermissionError``,
@@ -83,7 +89,7 @@ fn hash_files<'py>(
         files.push(path);
         objects.push(obj);
     }
-    let digests = py.detach(|| hash_all(&files, jobs));
+    let digests = interrupt::run(py, |stop| hash_all(&files, jobs, stop))?;
     match digests {
         Ok(digests) => PyList::new(py, digests.iter().map(|d| PyBytes::new(py, d))),
         Err((i, e)) => Err(os_error(py, e, &objects[i])),
@@ -92,7 +98,11 @@ fn hash_files<'py>(
 
 /// The digests of `paths`, on up to `jobs` threads, or the first file in
 /// `paths` that failed and its error.
-fn hash_all(paths: &[PathBuf], jobs: usize) -> Result<Vec<[u8; 16]>, (usize, io::Error)> {
+fn hash_all(
+    paths: &[PathBuf],
+    jobs: usize,
+    stop: &Stop,
+) -> Result<Vec<[u8; 16]>, (usize, io::Error)> {
     // Each thread holds at least one large file and one small one open:
     // capped so that all of them stay under the usual 1,024 descriptors.
     let threads = jobs.min(paths.len()).clamp(1, OPEN_FILES);
@@ -102,6 +112,7 @@ fn hash_all(paths: &[PathBuf], jobs: usize) -> Result<Vec<[u8; 16]>, (usize, io:
         paths,
         next: AtomicUsize::new(0),
         failed: AtomicBool::new(false),
+        stop,
     };
     let outcomes: Vec<Outcome> = std::thread::scope(|s| {
         let mut handles = Vec::new();
@@ -146,12 +157,15 @@ struct Work<'a> {
     /// before a failed one is then hashed, and the first error in the list
     /// is among those found.
     failed: AtomicBool,
+    /// Set when the call is interrupted: every thread stops at its next
+    /// read.
+    stop: &'a Stop,
 }
 
 impl Work<'_> {
     /// The index of the next file to hash, if any.
     fn take(&self) -> Option<usize> {
-        if self.failed.load(Ordering::Relaxed) {
+        if self.failed.load(Ordering::Relaxed) || self.stop.is_set() {
             return None;
         }
         let i = self.next.fetch_add(1, Ordering::Relaxed);
@@ -199,7 +213,7 @@ impl<'w, 'a> Worker<'w, 'a> {
             if exhausted && self.streams.is_empty() {
                 break;
             }
-            self.streams.round(&mut self.out);
+            self.streams.round(&mut self.out, self.work.stop);
             self.note_error();
         }
         self.batch.hash(&mut self.out.digests);
@@ -208,10 +222,11 @@ impl<'w, 'a> Worker<'w, 'a> {
 
     /// Opens file `i` and reads it into the batch, or starts a stream.
     fn start(&mut self, i: usize) {
-        let result = File::open(&self.work.paths[i]).and_then(|file| {
+        let stop = self.work.stop;
+        let result = reading::open(&self.work.paths[i], stop).and_then(|file| {
             let len = file.metadata()?.len();
             if len <= SMALL as u64 {
-                self.batch.add(i, file, &mut self.out.digests)
+                self.batch.add(i, file, &mut self.out.digests, stop)
             } else {
                 self.streams.add(i, file);
                 Ok(())
@@ -239,7 +254,9 @@ impl<'w, 'a> Worker<'w, 'a> {
 /// Small files read whole, hashed together when the batch is full.
 #[derive(Default)]
 struct Batch {
+    /// Zeroed once, to its full size; `end` bytes of it in use.
     buf: Vec<u8>,
+    end: usize,
     /// Each file's index and its bytes' range in `buf`.
     files: Vec<(usize, std::ops::Range<usize>)>,
 }
@@ -251,28 +268,25 @@ impl Batch {
     fn add(
         &mut self,
         index: usize,
-        file: File,
+        mut file: File,
         out: &mut Vec<(usize, [u8; 16])>,
+        stop: &Stop,
     ) -> io::Result<()> {
-        if self.buf.len() + SMALL > BATCH_BYTES || self.files.len() == BATCH_FILES {
+        if self.end + SMALL > BATCH_BYTES || self.files.len() == BATCH_FILES {
             self.hash(out);
         }
-        let start = self.buf.len();
-        let mut file = file.take(SMALL as u64 + 1);
-        if let Err(e) = file.read_to_end(&mut self.buf) {
-            self.buf.truncate(start);
-            return Err(e);
-        }
-        if self.buf.len() - start > SMALL {
+        // Up to one byte more than a small file holds.
+        self.buf.resize(BATCH_BYTES + 1, 0);
+        let start = self.end;
+        let n = read_full(&mut file, &mut self.buf[start..start + SMALL + 1], stop)?;
+        if n > SMALL {
             // It grew since its metadata was read, or its metadata does
-            // not give its length (as under /proc).
+            // not give its length (as under /proc, or a pipe).
             let mut md5 = Md5::new();
-            md5.update(&self.buf[start..]);
-            self.buf.truncate(start);
-            let mut file = file.into_inner();
+            md5.update(&self.buf[start..start + n]);
             let mut chunk = vec![0u8; CHUNK];
             loop {
-                match read_full(&mut file, &mut chunk)? {
+                match read_full(&mut file, &mut chunk, stop)? {
                     0 => break,
                     n => md5.update(&chunk[..n]),
                 }
@@ -280,7 +294,8 @@ impl Batch {
             out.push((index, md5.finalize().into()));
             return Ok(());
         }
-        self.files.push((index, start..self.buf.len()));
+        self.end = start + n;
+        self.files.push((index, start..self.end));
         Ok(())
     }
 
@@ -298,7 +313,7 @@ impl Batch {
         multi::digest_many_into(&slices, &mut digests);
         out.extend(self.files.iter().map(|(i, _)| *i).zip(digests));
         self.files.clear();
-        self.buf.clear();
+        self.end = 0;
     }
 }
 
@@ -339,7 +354,7 @@ impl Streams {
 
     /// Reads the next chunk of every stream and hashes them in one call;
     /// finishes the streams that ended.
-    fn round(&mut self, out: &mut Outcome) {
+    fn round(&mut self, out: &mut Outcome, stop: &Stop) {
         let count = self.files.len();
         let mut read = [0usize; Lanes::MAX];
         for (lane, (slot, chunk)) in self
@@ -349,7 +364,7 @@ impl Streams {
             .enumerate()
         {
             let Some((index, file)) = slot else { continue };
-            match read_full(file, chunk) {
+            match read_full(file, chunk, stop) {
                 Ok(n) => read[lane] = n,
                 Err(e) => {
                     if self.error.as_ref().is_none_or(|(j, _)| *index < *j) {
@@ -380,20 +395,6 @@ impl Streams {
             }
         }
     }
-}
-
-/// Reads into `buf` until it is full or the file ends; the bytes read.
-fn read_full(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < buf.len() {
-        match file.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -9,10 +9,15 @@ use pyo3::prelude::*;
 mod arrow;
 mod batch;
 mod buffer;
+mod duckdb;
 mod etag;
 mod files;
 mod hasher;
+mod interrupt;
 mod paths;
+mod reading;
+mod steps;
+mod stop;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -22,5 +27,6 @@ fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {
     arrow::register(m)?;
     etag::register(m)?;
     files::register(m)?;
+    duckdb::register(m)?;
     Ok(())
 }

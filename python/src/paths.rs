@@ -40,7 +40,7 @@ pub(crate) fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
 /// OS error, `OSError(errno, strerror, filename)`, which Python makes the
 /// subclass of that errno (`FileNotFoundError`, `PermissionError`,
 /// `IsADirectoryError`, ...) with `filename` set; `ValueError` for an
-/// ETag's part count; else `OSError` with `filename` set.
+/// ETag's part count; else `OSError` with its message and `filename`.
 pub(crate) fn os_error(py: Python<'_>, err: io::Error, filename: &Bound<'_, PyAny>) -> PyErr {
     let errno = match (err.raw_os_error(), err.kind()) {
         (Some(code), _) => Some(code),
@@ -60,15 +60,11 @@ pub(crate) fn os_error(py: Python<'_>, err: io::Error, filename: &Bound<'_, PyAn
     {
         return PyValueError::new_err(parts.to_string());
     }
-    let e = PyOSError::new_err(format!(
-        "{err}: {}",
-        filename
-            .repr()
-            .map_or_else(|_| "?".into(), |r| r.to_string())
-    ));
-    // The attribute is extra; if setting it fails, the error still stands.
-    let _ = e.value(py).setattr("filename", filename);
-    e
+    // No errno: `OSError(None, message, filename)`, which keeps the
+    // message in `strerror` and in its text ("[Errno None] message:
+    // 'filename'"), where a message alone with `filename` set would show
+    // "[Errno None] None".
+    PyOSError::new_err((py.None(), err.to_string(), filename.clone().unbind()))
 }
 
 /// The value of `errno.<name>` on this platform.

@@ -1,6 +1,7 @@
 """Shared helpers: one seeded random source, the lengths every test tries,
 and a check that a call releases the GIL."""
 
+import os
 import random
 import sys
 import threading
@@ -56,3 +57,23 @@ def gil_progress(call):
         stop.set()
         thread.join()
     return after - before
+
+
+def isolated(code, timeout=60, memory=4 << 30):
+    """Runs `code` in a fresh Python with at most `memory` bytes of address
+    space: for inputs that crashed, hung or ate all memory before they were
+    refused. Returns the completed process (stdout and stderr as text)."""
+    import resource
+    import subprocess
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        preexec_fn=limit,
+        cwd=os.path.dirname(__file__),
+    )

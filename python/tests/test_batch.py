@@ -200,3 +200,113 @@ def test_list_shrunk_while_hashing(rng):
         thread.join()
     assert n // 2 <= len(out) <= n
     assert out == want[: len(out)]
+
+
+# An iterator may hand out one buffer again and again, refilled: each row
+# is hashed as it was when it came, as a hashlib loop hashes it.
+
+
+@pytest.mark.parametrize("size", [1, 64, 65, 100, 4096, 1 << 20, 9 << 20])
+def test_iterator_refilling_one_buffer(size):
+    def rows():
+        b = bytearray(size)
+        for c in b"ABCDEFGH" * 3:
+            b[:] = bytes([c]) * size
+            yield b
+
+    want = [hashlib.md5(bytes(r)).digest() for r in rows()]
+    assert len(set(want)) == 8
+    assert md5x.digest_many(rows()) == want
+    assert md5x.hexdigest_many(rows()) == [d.hex() for d in want]
+
+
+def test_file_read_in_chunks_through_one_buffer(rng, tmp_path):
+    # The usual way to read a file in chunks: readinto one buffer, yield a
+    # view of what was read.
+    data = rng.randbytes(256 * 1000 + 17)
+    path = tmp_path / "data"
+    path.write_bytes(data)
+
+    def chunks(f, buf):
+        while n := f.readinto(buf):
+            yield memoryview(buf)[:n]
+
+    want = [hashlib.md5(data[i : i + 1000]).digest() for i in range(0, len(data), 1000)]
+    with open(path, "rb") as f:
+        assert md5x.digest_many(chunks(f, bytearray(1000))) == want
+
+
+def test_iterator_resizing_its_buffer():
+    # No view of an earlier row is held when the iterator runs again, so
+    # it may resize the buffer it handed out.
+    def rows():
+        b = bytearray()
+        for n in range(0, 300, 7):
+            b.extend(bytes([n % 256]) * 7)
+            yield b
+
+    want = [hashlib.md5(bytes(r)).digest() for r in rows()]
+    assert md5x.digest_many(rows()) == want
+
+
+def test_iterator_of_many_reused_rows_across_chunks():
+    # More rows than a chunk holds, each over the bytes copied in a chunk.
+    def rows():
+        b = bytearray(3000)
+        for i in range(20_000):
+            b[:4] = i.to_bytes(4, "little")
+            yield b
+
+    want = [hashlib.md5(bytes(r)).digest() for r in rows()]
+    assert md5x.digest_many(rows()) == want
+
+
+# encoding="utf-8": str rows hashed as their UTF-8 bytes, read in place.
+
+
+def text_rows(rng, count):
+    alphabet = "abcxyz019 é中🙂"
+    return ["".join(rng.choice(alphabet) for _ in range(rng.randrange(80))) for _ in range(count)]
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "UTF-8", "utf8", "utf_8"])
+def test_utf8_str_rows(rng, encoding):
+    rows = text_rows(rng, 3000) + ["a" * n for n in EDGES] + ["é" * 40, "🙂" * 20]
+    want = [hashlib.md5(s.encode()).digest() for s in rows]
+    assert md5x.digest_many(rows, encoding=encoding) == want
+    assert md5x.hexdigest_many(tuple(rows), encoding=encoding) == [d.hex() for d in want]
+    assert md5x.digest_many(iter(rows), encoding=encoding) == want
+
+
+def test_utf8_mixed_with_buffers_and_str_subclasses(rng):
+    class Name(str):
+        pass
+
+    rows = [b"bytes", "text", bytearray(b"ba"), Name("sub" * 30), memoryview(b"mv"), "ü" * 50]
+    want = [hashlib.md5(r.encode() if isinstance(r, str) else r).digest() for r in rows]
+    assert md5x.digest_many(rows, encoding="utf-8") == want
+
+
+def test_utf8_many_chunks(rng):
+    rows = [f"row {i} " * (i % 13) for i in range(40_000)]
+    want = [hashlib.md5(s.encode()).hexdigest() for s in rows]
+    assert md5x.hexdigest_many(rows, encoding="utf-8") == want
+
+
+def test_str_without_encoding_is_hashlibs_type_error():
+    with pytest.raises(TypeError, match="^row 1: Strings must be encoded before hashing$"):
+        md5x.digest_many([b"a", "b"])
+    with pytest.raises(TypeError, match="Strings must be encoded"):
+        md5x.hexdigest_many(["b"], encoding=None)
+
+
+def test_unencodable_str_names_its_row():
+    with pytest.raises(UnicodeEncodeError) as err:
+        md5x.digest_many(["ok", "lone \ud800 surrogate"], encoding="utf-8")
+    assert "in row 1" in getattr(err.value, "__notes__", [])
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii", "utf-16", ""])
+def test_other_encodings_raise_value_error(encoding):
+    with pytest.raises(ValueError, match="encoding must be"):
+        md5x.digest_many(["a"], encoding=encoding)

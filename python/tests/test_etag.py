@@ -1,6 +1,8 @@
 """s3_etag against the ETag written out with hashlib."""
 
+import errno
 import hashlib
+import os
 import pathlib
 
 import pytest
@@ -127,3 +129,24 @@ def test_file_errors(tmp_path):
 def test_bad_source(bad):
     with pytest.raises(TypeError, match="path .* or a buffer"):
         md5x.s3_etag(bad)
+
+
+@pytest.mark.parametrize("part_size", [16, 64, 1 << 20])
+@pytest.mark.parametrize("path", ["/proc/filesystems", "/proc/version"])
+def test_files_whose_size_the_kernel_does_not_know(path, part_size):
+    # procfs reports a size of 0 for files that are not empty: they are
+    # read to their end, as a pipe is.
+    data = pathlib.Path(path).read_bytes()
+    assert os.stat(path).st_size == 0 and len(data) > 64
+    assert md5x.s3_etag(path, part_size) == oracle(data, part_size)
+
+
+def test_os_errors_keep_errno_and_message(tmp_path):
+    file = tmp_path / "file"
+    file.write_bytes(b"x")
+    for call in (md5x.s3_etag, lambda p: md5x.hash_files([p])):
+        with pytest.raises(NotADirectoryError) as err:
+            call(file / "child")
+        assert err.value.errno == errno.ENOTDIR
+        assert err.value.strerror == os.strerror(errno.ENOTDIR)
+        assert err.value.filename == file / "child"

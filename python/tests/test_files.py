@@ -117,3 +117,11 @@ def test_releases_gil(rng, tmp_path):
         path.write_bytes(bytes([i]) * (1 << 20))
         paths.append(path)
     assert gil_progress(lambda: md5x.hash_files(paths, jobs=1)) > 5
+
+
+@pytest.mark.parametrize("path", ["/proc/filesystems", "/proc/version"])
+def test_files_whose_size_the_kernel_does_not_know(path):
+    # procfs reports a size of 0: read to the end.
+    with open(path, "rb") as f:
+        want = hashlib.md5(f.read()).digest()
+    assert md5x.hash_files([path, path], jobs=2) == [want, want]

@@ -3,7 +3,8 @@
 //! validity, and, for the string forms, offsets stepping by the width or
 //! views of each row, made for the type an export asks for.
 
-use super::rows::{Rows, Validity};
+use super::rows::{Refused, Rows, Scratch, Validity};
+use crate::stop::Stop;
 use std::ffi::CStr;
 use std::sync::OnceLock;
 
@@ -129,27 +130,40 @@ impl Column {
     /// Hashes `rows` and writes the digests as `output`, `CHUNK` rows at
     /// a time: the digests of a chunk stay in cache until encoded, and no
     /// buffer of every digest is made (its pages would cost more than its
-    /// copies).
-    pub fn hash(mut rows: Rows<'_>, output: Output) -> Result<Self, String> {
+    /// copies). Gives up with `Stopped` between steps once `stop` is set.
+    ///
+    /// The digests' buffer is allocated only if its size fits and the
+    /// memory is there: `Malformed` otherwise (the rows, checked already,
+    /// are then in memory, so this is a true lack of memory, not a length
+    /// made up).
+    pub fn hash(mut rows: Rows<'_>, output: Output, stop: &Stop) -> Result<Self, Refused> {
         const CHUNK: usize = 4096;
         let len = rows.len();
         let width = output.width();
-        let mut values = vec![0u8; len * width];
+        let size = len
+            .checked_mul(width)
+            .filter(|&s| s <= isize::MAX as usize)
+            .ok_or_else(|| format!("{len} rows of digests cannot be held in memory"))?;
+        let mut values = Vec::new();
+        values
+            .try_reserve_exact(size)
+            .map_err(|_| format!("no memory for {len} digests ({size} bytes)"))?;
+        values.resize(size, 0u8);
         let mut digests = vec![[0u8; 16]; CHUNK.min(len)];
-        let mut scratch = Vec::with_capacity(CHUNK.min(len));
+        let mut scratch = Scratch::default();
         for (i, out) in values.chunks_mut(CHUNK * width).enumerate() {
             let (start, n) = (i * CHUNK, out.len() / width);
             let digests = &mut digests[..n];
             match output {
                 Output::Binary => {
-                    rows.digest_range_into(start, out.as_chunks_mut().0, &mut scratch)?
+                    rows.digest_range_into(start, out.as_chunks_mut().0, &mut scratch, stop)?
                 }
                 Output::Hex => {
-                    rows.digest_range_into(start, digests, &mut scratch)?;
+                    rows.digest_range_into(start, digests, &mut scratch, stop)?;
                     md5x::multi::hex_into(digests, out.as_chunks_mut().0);
                 }
                 Output::Base64 => {
-                    rows.digest_range_into(start, digests, &mut scratch)?;
+                    rows.digest_range_into(start, digests, &mut scratch, stop)?;
                     md5x::multi::base64_into(digests, out.as_chunks_mut().0);
                 }
             }

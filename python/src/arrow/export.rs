@@ -160,7 +160,7 @@ fn requested(
                 .pointer_checked(Some(c"arrow_schema"))?
                 .cast::<ArrowSchema>();
             // SAFETY: checked live by `requested_format` above, and held.
-            let asked = describe(unsafe { pointer.as_ref() }, 0);
+            let asked = describe(unsafe { pointer.as_ref() });
             Err(PyValueError::new_err(format!(
                 "md5x holds these digests as {}; it cannot export them as {asked}",
                 default.name()

@@ -141,3 +141,9 @@ impl<T: Releasable> Drop for Imported<T> {
 // at a time, which `&mut self` and ownership give); the buffers they point
 // to are not written while imported.
 unsafe impl<T: Releasable> Send for Imported<T> {}
+
+// SAFETY: through a shared reference only the struct's fields are read
+// (plain integers and pointers the producer does not change while the
+// struct is imported); its callbacks are called only through `&mut self`
+// or on drop.
+unsafe impl<T: Releasable> Sync for Imported<T> {}

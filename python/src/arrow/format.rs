@@ -65,7 +65,7 @@ fn layout(schema: &ArrowSchema) -> Result<Layout, String> {
         _ => Err(format!(
             "hash_array reads a column of utf8, large_utf8, utf8_view, binary, large_binary \
              or binary_view (or a table of one such column), not {}",
-            describe(schema, 0)
+            describe(schema)
         )),
     }
 }
@@ -82,59 +82,96 @@ fn format_of(schema: &ArrowSchema) -> String {
         .into_owned()
 }
 
+/// Nodes of a schema's tree that [`describe`] names at most: a schema's
+/// children may point back to it (or share children), so that its tree,
+/// walked to any depth, never ends; the work is bounded by the nodes
+/// named, not only by the depth.
+const DESCRIBED_NODES: usize = 256;
+
 /// `schema`'s type in words, pyarrow's where it has them ("int64",
-/// "list<item: string>", "dictionary<values=string, indices=int32>").
-pub(crate) fn describe(schema: &ArrowSchema, depth: usize) -> String {
-    let format = format_of(schema);
+/// "list<item: string>", "dictionary<values=string, indices=int32>"),
+/// "..." past 16 levels or [`DESCRIBED_NODES`] nodes.
+pub(crate) fn describe(schema: &ArrowSchema) -> String {
+    describe_within(schema, 0, &mut { DESCRIBED_NODES })
+}
+
+/// [`describe`] at `depth`, naming at most `nodes` more nodes.
+fn describe_within(schema: &ArrowSchema, depth: usize, nodes: &mut usize) -> String {
+    // Every node met counts, those cut off by depth too.
+    if *nodes == 0 {
+        return "...".into();
+    }
+    *nodes -= 1;
     if depth > 16 {
         return "...".into();
     }
+    let format = format_of(schema);
     if !schema.dictionary.is_null() {
         // SAFETY: a non-NULL `dictionary` of a live schema points to the
         // live schema of the dictionary's values.
-        let values = describe(unsafe { &*schema.dictionary }, depth + 1);
+        let values = describe_within(unsafe { &*schema.dictionary }, depth + 1, nodes);
         return format!("dictionary<values={values}, indices={}>", name(&format));
     }
-    let children = || -> Vec<String> {
-        let n = usize::try_from(schema.n_children).unwrap_or(0);
-        if schema.children.is_null() {
-            return Vec::new();
-        }
-        (0..n.min(64))
-            .map(|i| {
-                // SAFETY: a live schema's `children` holds `n_children`
-                // pointers to live schemas (checked not NULL).
-                let child = unsafe { *schema.children.add(i) };
-                if child.is_null() {
-                    return "?".into();
-                }
-                // SAFETY: as above, a child of a live schema.
-                let child = unsafe { &*child };
-                let field = if child.name.is_null() {
-                    String::new()
-                } else {
-                    // SAFETY: a non-NULL name is a NUL-terminated string.
-                    unsafe { CStr::from_ptr(child.name) }
-                        .to_string_lossy()
-                        .into_owned()
-                };
-                format!("{field}: {}", describe(child, depth + 1))
-            })
-            .collect()
+    // How many children the words name: the first, or all of them.
+    let shown = match format.as_str() {
+        "+s" | "+r" => 64,
+        f if f.starts_with("+u") => 64,
+        "+l" | "+L" | "+vl" | "+vL" | "+m" => 1,
+        f if f.starts_with("+w:") => 1,
+        _ => 0,
     };
-    let first = || children().into_iter().next().unwrap_or_default();
+    let children = children(schema, shown, depth, nodes);
+    let first = || children.first().cloned().unwrap_or_default();
     match format.as_str() {
         "+l" => format!("list<{}>", first()),
         "+L" => format!("large_list<{}>", first()),
         "+vl" => format!("list_view<{}>", first()),
         "+vL" => format!("large_list_view<{}>", first()),
-        "+s" => format!("struct<{}>", children().join(", ")),
+        "+s" => format!("struct<{}>", children.join(", ")),
         "+m" => format!("map<{}>", first()),
-        "+r" => format!("run_end_encoded<{}>", children().join(", ")),
+        "+r" => format!("run_end_encoded<{}>", children.join(", ")),
         f if f.starts_with("+w:") => format!("fixed_size_list<{}>[{}]", first(), &f[3..]),
-        f if f.starts_with("+u") => format!("union<{}>", children().join(", ")),
+        f if f.starts_with("+u") => format!("union<{}>", children.join(", ")),
         f => name(f),
     }
+}
+
+/// The first `shown` children of `schema` (at most its `n_children`) as
+/// "name: type", described at `depth + 1` within the `nodes` left.
+fn children(schema: &ArrowSchema, shown: usize, depth: usize, nodes: &mut usize) -> Vec<String> {
+    let n = usize::try_from(schema.n_children).unwrap_or(0);
+    if schema.children.is_null() {
+        return Vec::new();
+    }
+    let mut words = Vec::new();
+    for i in 0..n.min(shown) {
+        if *nodes == 0 {
+            words.push("...".into());
+            break;
+        }
+        // SAFETY: a live schema's `children` holds `n_children` pointers
+        // to live schemas (checked not NULL).
+        let child = unsafe { *schema.children.add(i) };
+        if child.is_null() {
+            words.push("?".into());
+            continue;
+        }
+        // SAFETY: as above, a child of a live schema.
+        let child = unsafe { &*child };
+        let field = if child.name.is_null() {
+            String::new()
+        } else {
+            // SAFETY: a non-NULL name is a NUL-terminated string.
+            unsafe { CStr::from_ptr(child.name) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        words.push(format!(
+            "{field}: {}",
+            describe_within(child, depth + 1, nodes)
+        ));
+    }
+    words
 }
 
 /// A primitive type's name from its format string; unknown ones keep it.

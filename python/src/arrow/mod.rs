@@ -13,8 +13,12 @@ mod export;
 mod ffi;
 mod format;
 mod import;
+mod region;
 mod rows;
 
+use crate::interrupt;
+use crate::steps::STEP_BYTES;
+use crate::stop::Stop;
 use column::{Column, Exported, Output};
 use export::{PyArrowArray, PyArrowStream};
 use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported};
@@ -22,7 +26,7 @@ use format::Layout;
 use import::Source;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use rows::Rows;
+use rows::{Refused, Rows};
 use std::ffi::CStr;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -64,28 +68,34 @@ fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResul
     match import::export(array)? {
         Source::Array(schema, array) => {
             let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
-            // The imported structs come back out, to be released with the
-            // GIL held, as a producer may need it to free its memory.
             let views = shape.layout == Layout::View;
-            let (array, column) = py.detach(move || {
-                let column = Rows::new(&array, shape).and_then(|rows| {
-                    let column = Column::hash(rows, output)?;
-                    let exported = Exported::choose(output, views, &[&column]);
-                    column.prepare(exported);
-                    Ok((column, exported))
-                });
-                (array, column)
-            });
+            let hash = |rows, stop: &Stop| {
+                let column = Column::hash(rows, output, stop)?;
+                let exported = Exported::choose(output, views, &[&column]);
+                column.prepare(exported);
+                Ok::<_, Refused>((column, exported))
+            };
+            // Checked with the GIL released; hashed on a thread of its
+            // own, so that Ctrl-C is seen, where it is long work. The
+            // imported structs are released here, with the GIL held, as a
+            // producer may need it to free its memory.
+            let rows = py.detach(|| Rows::new(&array, shape)).map_err(malformed)?;
+            let hashed = if rows.work() > STEP_BYTES {
+                interrupt::run(py, |stop| hash(rows, stop))?
+            } else {
+                py.detach(|| hash(rows, &Stop::default()))
+            };
             drop((schema, array));
-            let (column, exported) = column.map_err(malformed)?;
+            let (column, exported) = hashed.map_err(refused)?;
             Ok(Py::new(py, PyArrowArray::new(column, exported))?.into_any())
         }
-        Source::Stream(stream) => {
-            let (stream, read) = py.detach(move || {
-                let mut stream = stream;
-                let read = read_stream(&mut stream, output);
-                (stream, read)
-            });
+        Source::Stream(mut stream) => {
+            // Pulled on a thread of its own, so that Ctrl-C is seen while
+            // the producer runs too (Python runs signal handlers on the
+            // main thread only: a Python producer is not interrupted in
+            // the middle of an array, and the interrupt is not turned
+            // into its error).
+            let read = interrupt::run(py, |stop| read_stream(&mut stream, output, stop))?;
             drop(stream);
             let (chunks, exported) = read?;
             Ok(Py::new(py, PyArrowStream::new(chunks, output, exported))?.into_any())
@@ -97,6 +107,16 @@ fn malformed(message: String) -> PyErr {
     PyValueError::new_err(format!("malformed Arrow array: {message}"))
 }
 
+/// The error for rows not hashed.
+fn refused(refused: Refused) -> PyErr {
+    match refused {
+        Refused::Malformed(message) => malformed(message),
+        // Not reached: work stops only when `interrupt` raises a signal's
+        // exception instead.
+        Refused::Stopped => PyRuntimeError::new_err("md5x: stopped"),
+    }
+}
+
 /// Why reading a stream failed.
 enum StreamError {
     /// Its type is not one `hash_array` reads.
@@ -105,6 +125,8 @@ enum StreamError {
     Malformed(String),
     /// Its producer reported an error.
     Producer(String),
+    /// The call was interrupted.
+    Stopped,
 }
 
 impl From<StreamError> for PyErr {
@@ -113,6 +135,7 @@ impl From<StreamError> for PyErr {
             StreamError::Type(m) => PyTypeError::new_err(m),
             StreamError::Malformed(m) => malformed(m),
             StreamError::Producer(m) => PyRuntimeError::new_err(m),
+            StreamError::Stopped => refused(Refused::Stopped),
         }
     }
 }
@@ -122,6 +145,7 @@ impl From<StreamError> for PyErr {
 fn read_stream(
     stream: &mut Imported<ArrowArrayStream>,
     output: Output,
+    stop: &Stop,
 ) -> Result<(Vec<Column>, Exported), StreamError> {
     let (Some(get_schema), Some(get_next)) = (stream.get_schema, stream.get_next) else {
         return Err(StreamError::Malformed(
@@ -139,6 +163,7 @@ fn read_stream(
     // interface's consumers (pyarrow's among them) pull and release arrays
     // with it released, so producers take it where they need it.
     loop {
+        stop.check().map_err(|_| StreamError::Stopped)?;
         let mut array = Imported::<ArrowArray>::empty();
         // SAFETY: as above, with a released array to fill.
         let code = unsafe { get_next(stream.as_mut_ptr(), array.as_mut_ptr()) };
@@ -147,7 +172,10 @@ fn read_stream(
             break; // The end of the stream.
         }
         let rows = Rows::new(&array, shape).map_err(StreamError::Malformed)?;
-        chunks.push(Column::hash(rows, output).map_err(StreamError::Malformed)?);
+        chunks.push(Column::hash(rows, output, stop).map_err(|e| match e {
+            Refused::Malformed(m) => StreamError::Malformed(m),
+            Refused::Stopped => StreamError::Stopped,
+        })?);
     }
     let columns: Vec<&Column> = chunks.iter().collect();
     let exported = Exported::choose(output, shape.layout == Layout::View, &columns);

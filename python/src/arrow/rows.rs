@@ -5,8 +5,33 @@
 
 use super::ffi::ArrowArray;
 use super::format::{Layout, Shape};
+use super::region;
+use crate::steps::{self, LONG, STEP_BYTES};
+use crate::stop::{Stop, Stopped};
+use md5x::multi::Offset;
 use std::borrow::Cow;
 use std::ffi::c_void;
+
+/// Why rows were not hashed.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// The array breaks the format's rules: a `ValueError`'s message.
+    Malformed(String),
+    /// The call was interrupted (its caller raises the signal's exception).
+    Stopped,
+}
+
+impl From<String> for Refused {
+    fn from(message: String) -> Self {
+        Self::Malformed(message)
+    }
+}
+
+impl From<Stopped> for Refused {
+    fn from(_: Stopped) -> Self {
+        Self::Stopped
+    }
+}
 
 /// The checked rows of one array, in the window its `offset` and `length`
 /// give.
@@ -38,6 +63,57 @@ enum Data<'a> {
 struct ViewRows<'a> {
     views: &'a [[u8; 16]],
     data: Vec<&'a [u8]>,
+    /// The rows' bytes in all (nulls' too), as the views say.
+    bytes: usize,
+}
+
+/// What [`Rows::digest_range_into`] reuses from one range to the next.
+#[derive(Default)]
+pub(crate) struct Scratch<'a> {
+    rows: Vec<&'a [u8]>,
+    offsets32: Vec<i32>,
+    offsets64: Vec<i64>,
+}
+
+/// Hashes the rows `offsets` (a range's, borrowed from the producer) mark
+/// in `values`, reading each offset once: copied into `copy`, checked
+/// there (in order, within `values`), and hashed from the copy, so that a
+/// producer's thread rewriting them while they are hashed cannot make a
+/// row reach past `values` (it gets `Malformed`, or the rows of what was
+/// read). A range of more than a step's work goes in steps.
+fn digest_offsets<'a, O: Offset + Bound>(
+    values: &'a [u8],
+    offsets: &[O],
+    out: &mut [[u8; 16]],
+    copy: &mut Vec<O>,
+    rows: &mut Vec<&'a [u8]>,
+    stop: &Stop,
+) -> Result<(), Refused> {
+    copy.clear();
+    copy.extend_from_slice(offsets);
+    let bad = copy.windows(2).any(|w| w[0] > w[1])
+        || usize::try_from(copy[copy.len() - 1].into()).map_or(true, |end| end > values.len())
+        || copy[0].into() < 0;
+    if bad {
+        return Err(Refused::Malformed(
+            "its offsets changed while they were read".into(),
+        ));
+    }
+    let bytes = (copy[copy.len() - 1].into() - copy[0].into()) as usize;
+    let long = bytes > LONG
+        && copy
+            .windows(2)
+            .any(|w| (w[1].into() - w[0].into()) as usize > LONG);
+    if steps::work(out.len(), bytes) <= STEP_BYTES && !long {
+        md5x::multi::digest_offsets_into(values, copy, out);
+        return Ok(());
+    }
+    rows.clear();
+    rows.extend(
+        copy.windows(2)
+            .map(|w| &values[w[0].into() as usize..w[1].into() as usize]),
+    );
+    Ok(steps::digest_rows(rows, out, stop)?)
 }
 
 impl<'a> Rows<'a> {
@@ -56,7 +132,6 @@ impl<'a> Rows<'a> {
             ));
         }
         let buffers = buffers(array, 1)?;
-        let outer = validity(buffers[0], array.null_count, len, offset, len)?;
         // SAFETY: a live struct array's `children` holds `n_children`
         // (1, checked) pointers to live arrays.
         let child = unsafe { *array.children };
@@ -66,13 +141,17 @@ impl<'a> Rows<'a> {
         // SAFETY: as above, checked not NULL.
         let child = unsafe { &*child };
         let (_, child_len) = span(child)?;
+        // Both within `usize`, with one to spare (`span`).
         if child_len < offset + len {
             return Err(format!(
                 "its child has {child_len} rows, fewer than the struct's offset + length \
                  ({offset} + {len})"
             ));
         }
+        // The child first: its data's extent bounds the struct's window
+        // before the struct's validity bitmap is read.
         let mut rows = Self::read(child, shape.layout, Window::Within { offset, len })?;
+        let outer = validity(buffers[0], array.null_count, len, offset, len)?;
         rows.validity = and(rows.validity, outer);
         Ok(rows)
     }
@@ -82,7 +161,12 @@ impl<'a> Rows<'a> {
         let (own_offset, own_len) = span(array)?;
         let (offset, len) = match window {
             Window::Own => (own_offset, own_len),
-            Window::Within { offset, len } => (own_offset + offset, len),
+            Window::Within { offset, len } => (
+                own_offset
+                    .checked_add(offset)
+                    .ok_or("offset + the struct's offset overflows")?,
+                len,
+            ),
         };
         if array.n_children != 0 {
             return Err(format!(
@@ -105,28 +189,40 @@ impl<'a> Rows<'a> {
             ));
         }
         let buffers = buffers(array, n_buffers)?;
-        let validity = validity(buffers[0], array.null_count, own_len, offset, len)?;
-        if len == 0 {
-            return Ok(Self {
-                len,
-                validity,
-                data: Data::Empty,
-            });
+        // The data's extent first, the array's own as its fields claim it
+        // (not only the window read, which a struct may make small): a
+        // length no buffer can have is refused before the validity bitmap
+        // (whose extent is 1/8 of it) or any row is read.
+        if own_len > 0 {
+            let slots = own_len.checked_add(1).ok_or("its length overflows")?;
+            match layout {
+                Layout::Offsets32 => {
+                    region::start::<i32>(buffers[1], own_offset, slots, "offsets").map(drop)?
+                }
+                Layout::Offsets64 => {
+                    region::start::<i64>(buffers[1], own_offset, slots, "offsets").map(drop)?
+                }
+                Layout::View => {
+                    region::start::<[u8; 16]>(buffers[1], own_offset, own_len, "views").map(drop)?
+                }
+            }
         }
         let data = match layout {
+            _ if len == 0 => Data::Empty,
             Layout::Offsets32 => {
                 // SAFETY: an array of this type with `offset + length` rows
                 // has at least that many i32 offsets plus one.
-                let offsets = unsafe { offsets_window::<i32>(buffers[1], offset, len + 1)? };
+                let offsets = unsafe { offsets_window::<i32>(buffers[1], offset, len)? };
                 Data::Offsets32(values(buffers[2], &offsets)?, offsets)
             }
             Layout::Offsets64 => {
                 // SAFETY: as above, with i64 offsets.
-                let offsets = unsafe { offsets_window::<i64>(buffers[1], offset, len + 1)? };
+                let offsets = unsafe { offsets_window::<i64>(buffers[1], offset, len)? };
                 Data::Offsets64(values(buffers[2], &offsets)?, offsets)
             }
             Layout::View => Data::Views(views(buffers, offset, len)?),
         };
+        let validity = validity(buffers[0], array.null_count, own_len, offset, len)?;
         Ok(Self {
             len,
             validity,
@@ -143,35 +239,58 @@ impl<'a> Rows<'a> {
         self.validity.take()
     }
 
+    /// The work of hashing the rows (bytes, and a block a row), at least.
+    pub fn work(&self) -> usize {
+        let bytes = match &self.data {
+            Data::Empty => 0,
+            Data::Offsets32(values, _) | Data::Offsets64(values, _) => values.len(),
+            Data::Views(views) => views.bytes,
+        };
+        steps::work(self.len, bytes)
+    }
+
     /// Hashes rows `start..start + out.len()` into `out` (nulls too,
     /// whatever bytes they cover: their slots are masked by the validity
-    /// bitmap; a null view is read as empty). `scratch` holds a view
-    /// array's rows between calls, so that it is allocated once.
+    /// bitmap; a null view is read as empty), in steps that look at
+    /// `stop`. `scratch` holds the rows between calls, so that it is
+    /// allocated once.
     pub fn digest_range_into(
         &self,
         start: usize,
         out: &mut [[u8; 16]],
-        scratch: &mut Vec<&'a [u8]>,
-    ) -> Result<(), String> {
+        scratch: &mut Scratch<'a>,
+        stop: &Stop,
+    ) -> Result<(), Refused> {
         let end = start + out.len();
         match &self.data {
             Data::Empty => {}
-            Data::Offsets32(values, offsets) => {
-                md5x::multi::digest_offsets_into(values, &offsets[start..=end], out)
-            }
-            Data::Offsets64(values, offsets) => {
-                md5x::multi::digest_offsets_into(values, &offsets[start..=end], out)
-            }
+            Data::Offsets32(values, offsets) => digest_offsets(
+                values,
+                &offsets[start..=end],
+                out,
+                &mut scratch.offsets32,
+                &mut scratch.rows,
+                stop,
+            )?,
+            Data::Offsets64(values, offsets) => digest_offsets(
+                values,
+                &offsets[start..=end],
+                out,
+                &mut scratch.offsets64,
+                &mut scratch.rows,
+                stop,
+            )?,
             Data::Views(views) => {
-                scratch.clear();
+                let rows = &mut scratch.rows;
+                rows.clear();
                 for i in start..end {
                     let null = self
                         .validity
                         .as_ref()
                         .is_some_and(|v| v.bits[i / 8] >> (i % 8) & 1 == 0);
-                    scratch.push(if null { &[] } else { views.row(i)? });
+                    rows.push(if null { &[] } else { views.row(i)? });
                 }
-                md5x::multi::digest_many_into(scratch, out);
+                steps::digest_rows(rows, out, stop)?;
             }
         }
         Ok(())
@@ -242,9 +361,8 @@ fn buffers(array: &ArrowArray, at_least: usize) -> Result<&[*const c_void], Stri
             array.buffers.is_null()
         ));
     }
-    // SAFETY: a live array's `buffers` holds `n_buffers` pointers (checked
-    // not NULL above).
-    Ok(unsafe { std::slice::from_raw_parts(array.buffers, n) })
+    // SAFETY: a live array's `buffers` holds `n_buffers` pointers, aligned.
+    unsafe { region::slice(array.buffers.cast(), 0, n, "buffer pointers") }
 }
 
 /// Rows null where either bitmap says so.
@@ -292,11 +410,12 @@ fn validity(
         };
     }
     let first = offset / 8;
+    // `offset + len` fits, with one to spare (`span`).
     let bytes = (offset + len).div_ceil(8) - first;
     // SAFETY: a validity bitmap has a bit for each of the array's
     // `offset + length` slots, so bytes `first..first + bytes` exist (u8:
     // no alignment to meet).
-    let source = unsafe { std::slice::from_raw_parts(buffer.cast::<u8>().add(first), bytes) };
+    let source: &[u8] = unsafe { region::slice(buffer, first, bytes, "validity bitmap")? };
     let shift = offset % 8;
     let mut bits: Vec<u8> = if shift == 0 {
         source.to_vec()
@@ -319,27 +438,25 @@ fn validity(
     Ok((nulls > 0).then_some(Validity { bits, nulls, len }))
 }
 
-/// The offsets of rows `offset..offset + n - 1` (`n` of them), borrowed
-/// where aligned, copied where not (the C interface recommends alignment
-/// but does not require it).
+/// The offsets of rows `offset..offset + len` (`len + 1` of them),
+/// borrowed where aligned, copied where not (the C interface recommends
+/// alignment but does not require it).
 ///
 /// # Safety
 ///
-/// `buffer`, unless NULL, holds at least `offset + n` values of `T`.
+/// `buffer`, unless NULL, holds at least `offset + len + 1` values of `T`.
 unsafe fn offsets_window<'a, T: Copy>(
     buffer: *const c_void,
     offset: usize,
-    n: usize,
+    len: usize,
 ) -> Result<Cow<'a, [T]>, String> {
-    if buffer.is_null() {
-        return Err("its offsets buffer is NULL".into());
-    }
-    // SAFETY: the caller's promise: `offset + n` values from `buffer`.
-    let start = unsafe { buffer.cast::<T>().add(offset) };
+    let n = len.checked_add(1).ok_or("its length overflows")?;
+    let start = region::start::<T>(buffer, offset, n, "offsets")?;
     if start.is_aligned() {
-        // SAFETY: as above, `n` values from `start`, aligned (checked).
+        // SAFETY: `n` values from `start` (the caller's promise, the
+        // extent checked by `region`), aligned (checked).
         Ok(Cow::Borrowed(unsafe {
-            std::slice::from_raw_parts(start, n)
+            region::slice(buffer, offset, n, "offsets")?
         }))
     } else {
         // SAFETY: as above; each read is unaligned-tolerant.
@@ -382,7 +499,7 @@ fn values<'a, O: Bound>(buffer: *const c_void, offsets: &[O]) -> Result<&'a [u8]
     // SAFETY: the values buffer of a byte-string array holds at least as
     // many bytes as its last offset says (the C interface carries no
     // buffer sizes; this is the layout's own rule), `end` here.
-    Ok(unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), end) })
+    unsafe { region::slice(buffer, 0, end, "values") }
 }
 
 /// A view array's views in the window, and its data buffers as slices of
@@ -394,10 +511,14 @@ fn views<'a>(
 ) -> Result<ViewRows<'a>, String> {
     let n = buffers.len();
     let data = &buffers[2..n - 1];
-    let sizes = buffers[n - 1].cast::<i64>();
-    if buffers[1].is_null() || (!data.is_empty() && sizes.is_null()) {
-        return Err("its views or its variadic sizes buffer is NULL".into());
+    if buffers[1].is_null() {
+        return Err("its views buffer is NULL".into());
     }
+    let sizes = if data.is_empty() {
+        std::ptr::null()
+    } else {
+        region::start::<i64>(buffers[n - 1], 0, data.len(), "variadic sizes")?
+    };
     let data = data
         .iter()
         .enumerate()
@@ -415,15 +536,16 @@ fn views<'a>(
                 return Err(format!("data buffer {i} is NULL but of {size} bytes"));
             }
             // SAFETY: data buffer `i` holds the `size` bytes its producer
-            // gives in the sizes buffer (checked not NULL).
-            Ok(unsafe { std::slice::from_raw_parts(pointer.cast::<u8>(), size) })
+            // gives in the sizes buffer (u8: no alignment to meet).
+            unsafe { region::slice(pointer, 0, size, "data buffer") }
         })
         .collect::<Result<Vec<_>, String>>()?;
     // SAFETY: the views buffer holds one 16-byte view per slot, `offset +
     // len` of them; a `[u8; 16]` needs no alignment.
-    let all = unsafe { std::slice::from_raw_parts(buffers[1].cast::<[u8; 16]>(), offset + len) };
-    Ok(ViewRows {
-        views: &all[offset..],
-        data,
-    })
+    let views: &[[u8; 16]] = unsafe { region::slice(buffers[1], offset, len, "views")? };
+    let bytes = views
+        .iter()
+        .map(|v| i32::from_le_bytes([v[0], v[1], v[2], v[3]]).max(0) as usize)
+        .fold(0usize, usize::saturating_add);
+    Ok(ViewRows { views, data, bytes })
 }

@@ -2,24 +2,33 @@
 //! objects that keep the rows it reads in place alive.
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
 
 use crate::buffer::BufferView;
+use crate::steps::{self, LONG, STEP_BYTES};
+use crate::stop::{Stop, Stopped};
 
 /// Rows of up to this many bytes are copied, as they are read, into one
-/// buffer that the hashing reads in order; longer ones are read in place.
-/// A short row's copy costs less than keeping a reference to it (taken
-/// and dropped a row at a time, each a cache miss on a million objects).
-const COPY_MAX: usize = 64;
+/// buffer that the hashing reads in order; longer ones of a list or tuple
+/// are read in place. A short row's copy costs less than keeping a
+/// reference to it (taken and dropped a row at a time, each a cache miss
+/// on a million objects).
+pub(super) const COPY_MAX: usize = 64;
+
+/// A chunk ends once it holds this many copied bytes: the rows of an
+/// iterator, copied whatever their length, are hashed in chunks of about
+/// this much memory.
+const COPIED_MAX: usize = 16 << 20;
 
 /// Where a row's bytes are.
 enum Piece {
     /// In [`Job::copied`], from `start`, `len` bytes.
     Copied { start: usize, len: usize },
-    /// In place, in an object that [`Owners`] keeps alive (`bytes`, or a
-    /// buffer view): a pointer and length, as no slice may borrow a `Vec`
+    /// In place, in an object that [`Owners`] keeps alive (`bytes`, `str`,
+    /// or a buffer view): a pointer and length, as no slice may borrow a `Vec`
     /// that is still growing.
     InPlace { ptr: *const u8, len: usize },
+    /// Hashed already, as it was read (a row too long to copy).
+    Hashed([u8; 16]),
 }
 
 /// A chunk's rows as the hashing reads them, and their digests: what the
@@ -28,8 +37,11 @@ enum Piece {
 pub(super) struct Job {
     pieces: Vec<Piece>,
     copied: Vec<u8>,
-    /// Bytes in the chunk's rows.
+    /// Bytes in the chunk's rows, and the longest row's.
     total: usize,
+    longest: usize,
+    /// Rows that are [`Piece::Hashed`].
+    hashed: usize,
     pub(super) digests: Vec<[u8; 16]>,
 }
 
@@ -46,6 +58,8 @@ impl Job {
             pieces: Vec::new(),
             copied: Vec::new(),
             total: 0,
+            longest: 0,
+            hashed: 0,
             digests: Vec::new(),
         }
     }
@@ -54,36 +68,49 @@ impl Job {
         self.pieces.len()
     }
 
-    /// Copies a short row; false for a long one.
-    pub(super) fn copy(&mut self, bytes: &[u8]) -> bool {
-        if bytes.len() > COPY_MAX {
-            return false;
-        }
+    /// Whether it holds as many copied bytes as a chunk should.
+    pub(super) fn is_full(&self) -> bool {
+        self.copied.len() >= COPIED_MAX
+    }
+
+    /// Copies a row.
+    pub(super) fn copy(&mut self, bytes: &[u8]) {
         self.pieces.push(Piece::Copied {
             start: self.copied.len(),
             len: bytes.len(),
         });
         self.copied.extend_from_slice(bytes);
-        self.total += bytes.len();
-        true
+        self.count(bytes.len());
     }
 
-    /// Records a long row read in place; the caller keeps its owner.
+    /// Records a row read in place; the caller keeps its owner.
     pub(super) fn in_place(&mut self, bytes: &[u8]) {
         self.pieces.push(Piece::InPlace {
             ptr: bytes.as_ptr(),
             len: bytes.len(),
         });
-        self.total = self.total.saturating_add(bytes.len());
+        self.count(bytes.len());
+    }
+
+    /// Records a row hashed as it was read.
+    pub(super) fn hashed(&mut self, digest: [u8; 16]) {
+        self.pieces.push(Piece::Hashed(digest));
+        self.hashed += 1;
+    }
+
+    fn count(&mut self, len: usize) {
+        self.total = self.total.saturating_add(len);
+        self.longest = self.longest.max(len);
     }
 
     /// Each row is at least one block with its padding.
     pub(super) fn work(&self) -> usize {
-        self.total.saturating_add(64 * self.len())
+        steps::work(self.len(), self.total)
     }
 
-    /// Hashes the rows into `self.digests`.
-    pub(super) fn hash(&mut self) {
+    /// Hashes the rows into `self.digests`, in steps that look at `stop`
+    /// (in one call where the chunk is one step's work).
+    pub(super) fn hash(&mut self, stop: &Stop) -> Result<(), Stopped> {
         let slices: Vec<&[u8]> = self
             .pieces
             .iter()
@@ -95,25 +122,40 @@ impl Job {
                 // `bytes` is immutable, and an exporter keeps a viewed
                 // buffer as it is until the view is released.
                 Piece::InPlace { ptr, len } => unsafe { std::slice::from_raw_parts(ptr, len) },
+                Piece::Hashed(_) => &[],
             })
             .collect();
         self.digests.clear();
         self.digests.resize(slices.len(), [0; 16]);
-        md5x::multi::digest_many_into(&slices, &mut self.digests);
+        if self.work() <= STEP_BYTES && self.longest <= LONG {
+            md5x::multi::digest_many_into(&slices, &mut self.digests);
+        } else {
+            steps::digest_rows(&slices, &mut self.digests, stop)?;
+        }
+        if self.hashed > 0 {
+            for (piece, digest) in self.pieces.iter().zip(&mut self.digests) {
+                if let Piece::Hashed(d) = piece {
+                    *digest = *d;
+                }
+            }
+        }
+        Ok(())
     }
 
     pub(super) fn clear(&mut self) {
         self.pieces.clear();
         self.copied.clear();
         self.total = 0;
+        self.longest = 0;
+        self.hashed = 0;
     }
 }
 
 /// What keeps a chunk's in-place rows readable.
 pub(super) struct Owners<'py> {
-    /// The long `bytes` rows (immutable, so a reference keeps their bytes
-    /// as they are).
-    pub(super) bytes: Vec<Bound<'py, PyBytes>>,
+    /// The long `bytes` rows, and `str` rows read as UTF-8 (immutable, so
+    /// a reference keeps their bytes as they are).
+    pub(super) immutable: Vec<Bound<'py, PyAny>>,
     /// The other long rows, through a buffer view.
     pub(super) views: Vec<BufferView>,
 }
@@ -121,13 +163,13 @@ pub(super) struct Owners<'py> {
 impl<'py> Owners<'py> {
     pub(super) fn new() -> Self {
         Self {
-            bytes: Vec::new(),
+            immutable: Vec::new(),
             views: Vec::new(),
         }
     }
 
     pub(super) fn clear(&mut self) {
-        self.bytes.clear();
+        self.immutable.clear();
         self.views.clear();
     }
 }

@@ -39,13 +39,17 @@ class md5:
     def copy(self) -> Self:
         """A new object with the same state."""
 
-def digest_many(rows: Iterable[Buffer], /) -> list[bytes]:
+def digest_many(rows: Iterable[Buffer | str], /, *, encoding: str | None = None) -> list[bytes]:
     """The 16-byte MD5 digest of each row, in order, hashed side by side
-    in SIMD lanes with the GIL released. A row that is not a buffer raises
-    ``TypeError`` naming its index."""
+    in SIMD lanes with the GIL released. A list's or tuple's rows are read
+    in place, an iterator's copied as they come. With ``encoding="utf-8"``
+    a ``str`` row is hashed as its UTF-8 bytes, read in place; without it,
+    ``TypeError``, as ``hashlib``. A row that is not a buffer raises
+    ``TypeError`` naming its index; Ctrl-C raises ``KeyboardInterrupt``."""
 
-def hexdigest_many(rows: Iterable[Buffer], /) -> list[str]:
-    """``digest_many(rows)`` as lowercase hex strings of 32 digits."""
+def hexdigest_many(rows: Iterable[Buffer | str], /, *, encoding: str | None = None) -> list[str]:
+    """``digest_many(rows, encoding=encoding)`` as lowercase hex strings of
+    32 digits."""
 
 class _ArrowArrayExportable(Protocol):
     def __arrow_c_array__(
@@ -131,3 +135,9 @@ def hash_files(
     (default: the CPUs available) in SIMD lanes, in at most 4 MiB per
     thread. The first file that cannot be read raises its ``OSError``
     with ``filename`` set; ``jobs < 1`` raises ``ValueError``."""
+
+def duckdb_extension_footer(platform: str) -> bytes:
+    """The 512-byte metadata footer that makes a copy of this module a
+    DuckDB extension file for DuckDB's ``platform`` (``PRAGMA platform``);
+    ``md5x.duckdb.load`` appends it. ``ValueError`` for a platform name
+    longer than 32 bytes."""

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The DuckDB extension (duckdb/), from a clean clone: format and lints, its
+# unit tests, md5x.duckdb_extension built by the README's command, then
+# duckdb/tests against DuckDB 2.0.x (the duckdb Python package), 1.5.x
+# (PyPI's duckdb-cli), 1.2.x (the oldest it loads into) and 1.1.x (which
+# must refuse it with a message), installed under target/. Each step prints
+# its time.
+#
+# Idempotent: a later run reuses the venv, the old DuckDB and the build.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+venv=$root/target/duckdb-venv
+v1_2=$root/target/duckdb-1.2
+old=$root/target/duckdb-1.1
+cargo=(--locked --manifest-path duckdb/Cargo.toml)
+
+STEP_START=$SECONDS
+STEP_NAME=
+step() {
+    [ -z "$STEP_NAME" ] || printf -- '--- %s: %d s\n' "$STEP_NAME" $((SECONDS - STEP_START))
+    STEP_NAME=$*
+    STEP_START=$SECONDS
+    [ $# -eq 0 ] || printf -- '--- %s\n' "$*"
+}
+
+step "fmt, clippy, unit tests, MSRV"
+cargo fmt --manifest-path duckdb/Cargo.toml --check
+cargo clippy "${cargo[@]}" --all-targets -- -D warnings
+cargo test "${cargo[@]}"
+# The MSRV (.ci/run installs it).
+cargo +1.89 check "${cargo[@]}" --all-targets --target-dir target/duckdb-msrv
+
+step "cargo run --release --manifest-path duckdb/Cargo.toml (md5x.duckdb_extension)"
+extension=$(cargo run "${cargo[@]}" --release)
+ls -l "$extension"
+
+step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"
+# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
+if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
+fi
+if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+fi
+pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
+"${pip[@]}" "duckdb>=2.0,<2.1" "duckdb-cli>=1.5,<1.6" "pytest>=8"
+[ -d "$v1_2/duckdb" ] || "${pip[@]}" --target "$v1_2" "duckdb>=1.2,<1.3"
+[ -d "$old/duckdb" ] || "${pip[@]}" --target "$old" "duckdb>=1.1,<1.2"
+"$venv/bin/python" -c 'import duckdb; print("duckdb (Python)", duckdb.__version__)'
+"$venv/bin/duckdb" --version
+
+step "python -m pytest duckdb/tests"
+MD5X_DUCKDB_EXTENSION=$extension MD5X_DUCKDB_CLI=$venv/bin/duckdb MD5X_DUCKDB_1_2=$v1_2 MD5X_DUCKDB_OLD=$old \
+    "$venv/bin/python" -m pytest duckdb/tests -q -p no:cacheprovider
+
+step
