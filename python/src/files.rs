@@ -19,7 +19,7 @@ use std::path::PathBuf;
 ///
 /// The files are hashed on ``jobs`` threads (default: the CPUs this
 /// process may use; at most 256) by ``md5x::files::hash_files``, each
-/// hashing many files side by side in SIMD lanes: files under 64 KiB read
+/// hashing many files side by side in SIMD lanes: files of up to 64 KiB read
 /// whole and hashed in batches, larger ones read 16 KiB at a time, up to
 /// one per lane. Memory stays bounded whatever the files' sizes: about
 /// 11 MiB per thread at most. The GIL is released throughout.

@@ -13,6 +13,12 @@ use std::io;
 use std::path::Path;
 use std::vec::Vec;
 
+/// The most bytes a first read takes: a file that ends within them is read
+/// whole (one of exactly [`SMALL_MAX`] bytes too, which a read of only
+/// [`SMALL_MAX`] could not tell from a longer one); a longer one keeps them
+/// as its head, a whole number of blocks, for [`hash_long`]'s lanes.
+const HEAD: usize = SMALL_MAX + 64;
+
 /// A file's outcome: its digest, or the error that ended it.
 pub(super) type Outcome = io::Result<[u8; 16]>;
 
@@ -90,27 +96,28 @@ impl<'c> Worker<'c> {
     }
 
     /// Opens a regular file said to be `len` bytes long and reads its first
-    /// bytes into slot `slot`: the whole file, if it ends within
-    /// [`SMALL_MAX`] bytes, else its first [`SMALL_MAX`] bytes, which come
-    /// back with the open file. `len` sizes the first read, so that small
-    /// files take little memory, and ends it: reading exactly that much
-    /// means the file was read whole (one that grew since fills more of the
-    /// buffer), which saves the read that returns 0.
+    /// bytes into slot `slot`: the whole file, if it ends within [`HEAD`]
+    /// bytes (so every file of up to [`SMALL_MAX`] bytes), else its first
+    /// [`HEAD`] bytes, which come back with the open file. `len` sizes the
+    /// first read, so that small files take little memory, and ends it:
+    /// reading exactly that much means the file was read whole (one that
+    /// grew since fills more of the buffer), which saves the read that
+    /// returns 0.
     fn read_first(&mut self, path: &Path, len: u64, slot: usize) -> io::Result<First> {
         let mut file = File::open(path)?;
         while self.slots.len() <= slot {
             self.slots.push(Vec::new());
         }
         let buf = &mut self.slots[slot];
-        let first = usize::try_from(len).map_or(SMALL_MAX, |l| (l + 1).min(SMALL_MAX));
+        let first = usize::try_from(len).map_or(HEAD, |l| (l + 1).min(HEAD));
         buf.resize(first, 0);
         let known = usize::try_from(len).ok().filter(|&l| l > 0 && l < first);
         let mut n = fill_until(&mut file, buf, 0, known, &self.control)?;
-        if n == first && first < SMALL_MAX {
-            buf.resize(SMALL_MAX, 0);
+        if n == first && first < HEAD {
+            buf.resize(HEAD, 0);
             n = first + fill(&mut file, &mut buf[first..], &self.control)?;
         }
-        if n < SMALL_MAX {
+        if n < HEAD {
             return Ok(First::Whole(n));
         }
         // The head goes with the file; the slot gets a new buffer.
@@ -122,6 +129,6 @@ impl<'c> Worker<'c> {
 enum First {
     /// The file, read whole into its slot: this many bytes.
     Whole(usize),
-    /// A long file: its first [`SMALL_MAX`] bytes, and the file.
+    /// A long file: its first [`HEAD`] bytes, and the file.
     Long(Vec<u8>, File),
 }
