@@ -9,8 +9,10 @@
 # be), benches/etag_reference.py (part by part over Python's hashlib) and,
 # cold, `cat FILE > /dev/null` (reading alone),
 # each with the page cache warm and, as root, cold (the caches dropped with
-# `sync; echo 3 > /proc/sys/vm/drop_caches` before every command; not being
-# root, it says so and skips the cold rows). md5sum runs with its default
+# `sync; echo 3 > /proc/sys/vm/drop_caches` and 3 s of rest before every
+# command, as benches/etag.rs does: a VM that hands freed memory back to
+# its host settles, so that every run starts from the same state; not
+# being root, it says so and skips the cold rows). md5sum runs with its default
 # -j, and again with its spinning-disk path forced on for the files' own
 # disk, through the MD5SUM_SYSFS seam (a sysfs tree that says the disk is
 # a rotational ATA disk). The programs run interleaved, one run of each in
@@ -23,7 +25,10 @@
 # Usage: benches/cli.sh
 # Environment: GNU_MD5SUM (default /usr/bin/md5sum), RUNS (default 5),
 #              OUT (markdown tables, default stdout only), ETAG_ONLY=1
-#              (only the ETag rows).
+#              (only the ETag rows), BASELINE (another build of md5sum,
+#              say of the main branch, run interleaved with the others:
+#              its columns and rows are added, to compare a change side
+#              by side).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -85,6 +90,7 @@ elapsed() {
 drop_caches() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	sleep 3
 }
 
 WORKLOADS=("one 1 GiB file" "100 files of 1 MiB" "10,000 files of 4 KiB" "\`-c\` over the 10,000 files")
@@ -98,6 +104,7 @@ args_of() {
 	esac
 }
 PROGRAMS=(gnu ours spinning)
+[ -z "${BASELINE:-}" ] || PROGRAMS+=(base)
 run_program() {
 	local prog=$1 dir=$2
 	shift 2
@@ -105,6 +112,7 @@ run_program() {
 	gnu) elapsed "$dir" "$GNU" "$@" ;;
 	ours) elapsed "$dir" "$OURS" "$@" ;;
 	spinning) elapsed "$dir" env MD5SUM_SYSFS="$SPIN" "$OURS" "$@" ;;
+	base) elapsed "$dir" "$BASELINE" "$@" ;;
 	esac
 }
 
@@ -146,19 +154,32 @@ if [ ${#MD5_WORKLOADS[@]} -gt 0 ]; then
 		echo
 		echo "Medians of $RUNS runs, default -j; GNU md5sum / md5sum:"
 		echo
-		echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
-		echo "|---|--:|--:|--:|--:|"
+		if [ -n "${BASELINE:-}" ]; then
+			echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm | BASELINE, cold | BASELINE, warm |"
+			echo "|---|--:|--:|--:|--:|--:|--:|"
+		else
+			echo "| workload | cold | warm | spinning path forced, cold | spinning path forced, warm |"
+			echo "|---|--:|--:|--:|--:|"
+		fi
 		for w in "${MD5_WORKLOADS[@]}"; do
-			echo "| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
+			row="| ${WORKLOADS[$w]} | $(cell "$w" ours cold) | $(cell "$w" ours warm) | $(cell "$w" spinning cold) | $(cell "$w" spinning warm) |"
+			[ -z "${BASELINE:-}" ] || row+=" $(cell "$w" base cold) | $(cell "$w" base warm) |"
+			echo "$row"
 		done
 	} | tee "${OUT:-/dev/null}"
 fi
 
 # The ETag of the 1 GiB file in 8 MiB parts (128 parts).
 ETAG_PROGRAMS=(etag gnu hashlib cat)
+COLD_ETAG_PROGRAMS=(etag cat)
+if [ -n "${BASELINE:-}" ]; then
+	ETAG_PROGRAMS+=(base)
+	COLD_ETAG_PROGRAMS+=(base)
+fi
 run_etag() {
 	case $1 in
 	etag) elapsed "$WORK" "$OURS" --etag=8M big ;;
+	base) elapsed "$WORK" "$BASELINE" --etag=8M big ;;
 	gnu) elapsed "$WORK" "$GNU" big ;;
 	hashlib) elapsed "$WORK" python3 "$PWD/benches/etag_reference.py" 8388608 big ;;
 	cat) elapsed "$WORK" cat big ;;
@@ -179,9 +200,8 @@ if command -v python3 >/dev/null; then
 		done
 		[ "$COLD" = 1 ] || continue
 		# Cold: md5sum --etag against reading alone.
-		for p in etag cat; do
+		for p in "${COLD_ETAG_PROGRAMS[@]}"; do
 			drop_caches
-			sleep 1
 			ETAG_TIMES[$p,cold]+="$(run_etag "$p") "
 		done
 	done
@@ -201,6 +221,10 @@ if command -v python3 >/dev/null; then
 		echo "| benches/etag_reference.py, warm | $(ratio etag,warm hashlib,warm) | ≤ 0.25 |"
 		if [ "$COLD" = 1 ]; then
 			echo "| \`cat FILE > /dev/null\`, cold | $(ratio etag,cold cat,cold) | ≤ 1.10 |"
+		fi
+		if [ -n "${BASELINE:-}" ]; then
+			echo "| BASELINE md5sum --etag=8M, warm | $(ratio etag,warm base,warm) | |"
+			[ "$COLD" = 0 ] || echo "| BASELINE md5sum --etag=8M, cold | $(ratio etag,cold base,cold) | |"
 		fi
 	} | tee -a "${OUT:-/dev/null}"
 else

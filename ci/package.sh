@@ -2,19 +2,25 @@
 # Checks that every package in the repository can be published, in an order
 # that works:
 #
-#   1. `cargo publish --dry-run` for the root workspace (md-5 0.10, then
-#      md5sum-rs, verified against the packaged md-5, and md5x, the same
-#      source under its own name) and for each package under compat/
-#      (md-5 0.11, md5 0.7, md5 0.8);
+#   1. `cargo publish --dry-run` for the root workspace (md-5 0.10, md5x,
+#      the same source under its own name, then md5sum-rs, verified against
+#      the packaged md5x) and for each package under compat/ (md-5 0.11,
+#      md5 0.7, md5 0.8);
 #   2. each packaged .crate holds only plain files (the links to the shared
 #      backend sources stored as copies) and nothing the package does not
 #      compile: no CI scripts, no vector generators, no other package;
 #   3. each .crate, unpacked outside the repository, passes its own tests
-#      (md5sum-rs against the unpacked md-5), so it holds every file it compiles
-#      and its benches build;
+#      (md5sum-rs against the unpacked md5x), so it holds every file it
+#      compiles and its benches build;
 #   4. a scratch crate depending on the packaged md5x (not the repository's
 #      path) builds and runs the example of md5x's README, as a user who
-#      ran `cargo add md5x` would.
+#      ran `cargo add md5x` would;
+#   5. `cargo install md5sum-rs` works from the packaged crates alone, as
+#      from crates.io: crates.io is replaced by a directory holding the
+#      unpacked md5x and md5sum-rs .crate files (with their checksums) and
+#      the third-party crates md5x depends on (`cargo vendor`), so md5x is
+#      resolved from its own .crate, with no path and no patch; the
+#      installed md5sum then hashes a known answer.
 #
 # Usage: ci/package.sh. It builds in target/ (root packages) and
 # target/compat/ (compat packages), where the other CI steps have built the
@@ -74,7 +80,7 @@ done
 
 # Unpacked outside the repository, so that no workspace above them applies.
 # The md5 packages' 512 MiB and 4 GiB inputs run in their own CI steps.
-MD5_010=$(cd "$UNPACKED" && echo md-5-0.10.*)
+MD5X=$(cd "$UNPACKED" && echo md5x-*)
 for dir in "$UNPACKED"/*/; do
     name=$(basename "$dir")
     log "unpacked $name: cargo test, cargo check --benches"
@@ -84,7 +90,7 @@ for dir in "$UNPACKED"/*/; do
     md-5-0.10.* | md5x-*) export CARGO_TARGET_DIR=$ROOT/target ;;
     md5sum-*)
         export CARGO_TARGET_DIR=$ROOT/target
-        args=(--config "patch.crates-io.md-5.path=\"$UNPACKED/$MD5_010\"")
+        args=(--config "patch.crates-io.md5x.path=\"$UNPACKED/$MD5X\"")
         ;;
     esac
     (cd "$dir" && cargo test "${args[@]}" -- --skip write_512_mib --skip write_4_gib)
@@ -93,7 +99,6 @@ done
 
 # md5x's README example, in a crate of its own that depends on the unpacked
 # md5x: the first ```rust block of the README is its main.rs.
-MD5X=$(cd "$UNPACKED" && echo md5x-*)
 log "a dependent of the packaged $MD5X runs its README example"
 DEPENDENT=$UNPACKED/md5x-dependent
 mkdir -p "$DEPENDENT/src"
@@ -105,3 +110,35 @@ grep -q 'fn main' "$DEPENDENT/src/main.rs" || {
     exit 1
 }
 (cd "$DEPENDENT" && CARGO_TARGET_DIR=$ROOT/target/md5x-dependent cargo run --release)
+
+log "cargo install md5sum-rs from the packaged crates alone"
+VENDOR=$UNPACKED/registry
+# The third-party crates md5x depends on (vendor leaves path dependencies
+# out), from a scratch crate that depends on the unpacked md5x.
+DEPS=$UNPACKED/md5x-deps
+mkdir -p "$DEPS/src"
+: >"$DEPS/src/lib.rs"
+printf '[package]\nname = "md5x-deps"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\nmd5x = { path = "%s" }\n\n[workspace]\n' \
+    "$UNPACKED/$MD5X" >"$DEPS/Cargo.toml"
+(cd "$DEPS" && cargo vendor --quiet --versioned-dirs "$VENDOR" >/dev/null)
+# md5x and md5sum-rs as crates.io would serve them: each .crate unpacked,
+# with the checksum of the .crate.
+for c in "${CRATES[@]}"; do
+    case $(basename "$c") in
+    md5x-* | md5sum-rs-*)
+        tar -xzf "$c" -C "$VENDOR"
+        printf '{"files":{},"package":"%s"}' "$(sha256sum "$c" | cut -d' ' -f1)" \
+            >"$VENDOR/$(basename "$c" .crate)/.cargo-checksum.json"
+        ;;
+    esac
+done
+INSTALLED=$UNPACKED/installed
+CARGO_TARGET_DIR=$ROOT/target/install cargo install md5sum-rs --root "$INSTALLED" \
+    --config 'source.crates-io.replace-with = "packaged"' \
+    --config "source.packaged.directory = \"$VENDOR\""
+got=$(printf hello | "$INSTALLED/bin/md5sum")
+[ "$got" = "5d41402abc4b2a76b9719d911017c592  -" ] || {
+    echo "FAIL: the installed md5sum printed '$got'" >&2
+    exit 1
+}
+"$INSTALLED/bin/md5sum" --version | head -2

@@ -42,6 +42,9 @@ mod block_api;
 mod compress;
 mod consts;
 pub mod etag;
+#[cfg(feature = "std")]
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub mod files;
 pub mod multi;
 
 use digest::core_api::CoreWrapper;

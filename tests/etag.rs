@@ -6,6 +6,7 @@
 //! thread.
 
 use md5::etag::{self, Etag, EtagHasher, ParseEtagError, PartsError, MAX_PARTS};
+use md5::{Digest, Md5};
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -375,13 +376,21 @@ fn file_that_is_not_regular_or_not_its_length() {
         let err = etag::multipart_file(&null, 1024).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{err}");
     }
-    // A file whose metadata gives length 0 but that has bytes.
+    // A file whose metadata gives length 0 but that has bytes: read in
+    // order to its end, as a stream.
     #[cfg(target_os = "linux")]
     {
-        let status = File::open("/proc/self/status").unwrap();
-        let err = etag::multipart_file(&status, 1024).unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{err}");
-        assert!(err.to_string().contains("grew"), "{err}");
+        let path = "/proc/self/cmdline";
+        let data = std::fs::read(path).unwrap();
+        assert!(data.len() > 7 && File::open(path).unwrap().metadata().unwrap().len() == 0);
+        let got = etag::multipart_file(&File::open(path).unwrap(), 7).unwrap();
+        assert_eq!(got, etag::multipart(&data, 7).unwrap());
+        // The upload rule: a part or more, multipart; less, its MD5.
+        let got = etag::upload_file(&File::open(path).unwrap(), 7).unwrap();
+        assert_eq!(got, etag::multipart(&data, 7).unwrap());
+        let whole = data.len() as u64 + 1;
+        let got = etag::upload_file(&File::open(path).unwrap(), whole).unwrap();
+        assert_eq!(got, Etag::from_md5(Md5::digest(&data).into()));
     }
     // A file opened for writing only: the read error comes back as it is.
     let tmp = TempFile::new(b"abc");
@@ -557,4 +566,64 @@ fn python_hashlib_reference() {
         let mut rng = Rng(*part_size as u64);
         check_all_forms(data, *part_size, want, &mut rng);
     }
+}
+
+/// The AWS CLI's rule, against the oracle: the plain MD5 (md-5 0.10.6)
+/// below a part, the composed ETag from one part up, for buffers, files
+/// and readers alike.
+#[test]
+fn upload_rule_against_the_oracle() {
+    let mut rng = Rng(40);
+    for len in [0usize, 1, 63, 64, 100, 1000, 5000] {
+        let data = rng.bytes(len);
+        let file = TempFile::new(&data);
+        for part in [1usize, 64, 100, 999, 1000, 1001, 4096, 8 << 20] {
+            let want = if len < part {
+                Etag::from_md5(upstream::Md5::digest(&data).into()).to_string()
+            } else {
+                composed(&data, part)
+            };
+            let p = part as u64;
+            assert_eq!(
+                etag::upload(&data, p).unwrap().to_string(),
+                want,
+                "{len} {part}"
+            );
+            #[cfg(feature = "std")]
+            {
+                let got = etag::upload_file(&file.open(), p).unwrap().to_string();
+                assert_eq!(got, want, "file {len} {part}");
+                let got = etag::upload_reader(&data[..], p).unwrap().to_string();
+                assert_eq!(got, want, "reader {len} {part}");
+            }
+        }
+    }
+}
+
+/// A FIFO is read as a stream, in order, by the upload rule.
+#[test]
+#[cfg(all(feature = "std", target_os = "linux"))]
+fn upload_file_reads_a_fifo() {
+    let dir = std::env::temp_dir().join(format!("md5-etag-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo failed");
+        return;
+    }
+    let data = Rng(41).bytes(300_000);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            File::options()
+                .write(true)
+                .open(&fifo)
+                .unwrap()
+                .write_all(&data)
+        });
+        let got = etag::upload_file(&File::open(&fifo).unwrap(), 100_000).unwrap();
+        assert_eq!(got.to_string(), composed(&data, 100_000));
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -4,20 +4,21 @@
 //! part (uploaded whole, their ETag is their MD5), and the others are
 //! hashed here in turn, in their place in the order, by [`etag`].
 
+use crate::context::{binary_mode, input_for, Ctx};
 use crate::engine::{self, Input, Step};
-use crate::etag::{self, PartSize};
+use crate::etag::{upload_etag, PartSize};
 use crate::output::Out;
-use crate::{binary_mode, input_for, Ctx};
-use md5::etag::Etag;
+use md5::etag::{self, Etag};
 use md5sum::record::{self, Style};
 use std::ffi::OsString;
 
-/// Whether the ETag of `input` for parts of `part_size` is its MD5: it is
-/// a regular file shorter than one part.
+/// Whether the ETag of `input` for parts of `part_size` is its MD5, as its
+/// metadata tells (`md5::etag::uploaded_whole`): then the engine hashes it
+/// with the other MD5s.
 fn uploaded_whole(input: &Input, part_size: u64) -> bool {
     match input {
         Input::Stdin => false,
-        Input::Path(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() < part_size),
+        Input::Path(p) => std::fs::metadata(p).is_ok_and(|m| etag::uploaded_whole(&m, part_size)),
     }
 }
 
@@ -42,7 +43,7 @@ pub fn hash_files(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
             (Step::Item(name, Some(r)), Some(_)) => (name, r.map(|d| Sum::Etag(Etag::from_md5(d)))),
             (Step::Item(name, None), Some(p)) => {
                 out.flush();
-                (name, etag::upload_etag(&input_for(name), p).map(Sum::Etag))
+                (name, upload_etag(&input_for(name), p).map(Sum::Etag))
             }
             (Step::Item(_, None), None) => return,
         };

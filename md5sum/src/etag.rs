@@ -6,7 +6,6 @@
 
 use crate::engine::{HashError, Input, READ_STDIN, STDIN_CLOSED};
 use md5::etag::{self, Etag, EtagHasher};
-use md5::{Digest, Md5};
 use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::Ordering;
@@ -24,9 +23,13 @@ pub enum PartSize {
 
 impl PartSize {
     /// Reads `auto`, or a byte count with an optional unit: `K`, `M`, `G`,
-    /// `T` and `KiB` ... `TiB` are powers of 1024, `KB` ... `TB` powers of
-    /// 1000 (as GNU's `split -b` reads them; letters in either case).
-    /// `None` for anything else, 0, or a size past 2^64 - 1.
+    /// `T`, `KiB` ... `TiB` and `KB` ... `TB` are all powers of 1024
+    /// (letters in either case). `KB` ... `TB` are read as the AWS CLI
+    /// reads them, not as GNU's size suffixes (powers of 1000): its
+    /// settings write its default part size `multipart_chunksize = 8MB`
+    /// and mean 8 MiB, and a part size copied from there must give the
+    /// ETag S3 shows for the upload it made. `None` for anything else, 0,
+    /// or a size past 2^64 - 1.
     pub fn parse(s: &[u8]) -> Option<Self> {
         if s == b"auto" {
             return Some(PartSize::Auto);
@@ -39,8 +42,7 @@ impl PartSize {
             [p, rest @ ..] => {
                 let power = b"KMGT".iter().position(|u| u == p)? as u32 + 1;
                 match rest {
-                    [] | b"IB" => (1024u64, power),
-                    b"B" => (1000, power),
+                    [] | b"IB" | b"B" => (1024u64, power),
                     _ => return None,
                 }
             }
@@ -157,31 +159,13 @@ fn for_each_read(
 }
 
 /// The ETag S3 shows for `input` uploaded by the AWS CLI's rule with parts
-/// of `part_size` bytes: its plain MD5 if it is shorter than one part
-/// (uploaded whole), else its multipart ETag, with at most 10,000 parts.
+/// of `part_size` bytes (`md5::etag::upload_file`): its plain MD5 if it is
+/// shorter than one part (uploaded whole), else its multipart ETag, with
+/// at most 10,000 parts.
 pub fn upload_etag(input: &Input, part_size: u64) -> Result<Etag, HashError> {
-    let mut stream = match open(input)? {
-        Source::File(file, len) if len < part_size => Box::new(file) as Box<dyn Read>,
-        Source::File(file, _) => return etag::multipart_file(&file, part_size).map_err(read_error),
-        Source::Stream(s) => s,
-    };
-    // A stream's length is known at its end: its first part is hashed
-    // whole as well, for the case that it is the only and a short one.
-    let mut whole = Md5::new();
-    let mut seen = 0u64;
-    let mut parts = EtagHasher::new(part_size).map_err(parts_error)?;
-    for_each_read(&mut stream, |data| {
-        if seen < part_size {
-            let head = usize::try_from(part_size - seen).map_or(data.len(), |k| k.min(data.len()));
-            whole.update(&data[..head]);
-        }
-        seen += data.len() as u64;
-        parts.update(data).map_err(parts_error)
-    })?;
-    if seen < part_size {
-        Ok(Etag::from_md5(whole.finalize().into()))
-    } else {
-        parts.finish().map_err(parts_error)
+    match open(input)? {
+        Source::File(file, _) => etag::upload_file(&file, part_size).map_err(read_error),
+        Source::Stream(s) => etag::upload_reader(s, part_size).map_err(read_error),
     }
 }
 
@@ -246,11 +230,13 @@ mod tests {
         assert_eq!(fixed("8M"), Some(PartSize::Fixed(8 << 20)));
         assert_eq!(fixed("8MiB"), Some(PartSize::Fixed(8 << 20)));
         assert_eq!(fixed("8mib"), Some(PartSize::Fixed(8 << 20)));
-        assert_eq!(fixed("5MB"), Some(PartSize::Fixed(5_000_000)));
+        // The AWS CLI's units: MB is MiB.
+        assert_eq!(fixed("8MB"), Some(PartSize::Fixed(8 << 20)));
+        assert_eq!(fixed("5mb"), Some(PartSize::Fixed(5 << 20)));
         assert_eq!(fixed("1k"), Some(PartSize::Fixed(1024)));
-        assert_eq!(fixed("2kB"), Some(PartSize::Fixed(2000)));
+        assert_eq!(fixed("2kB"), Some(PartSize::Fixed(2048)));
         assert_eq!(fixed("5G"), Some(PartSize::Fixed(5 << 30)));
-        assert_eq!(fixed("1TB"), Some(PartSize::Fixed(1_000_000_000_000)));
+        assert_eq!(fixed("1TB"), Some(PartSize::Fixed(1 << 40)));
         assert_eq!(fixed("1234"), Some(PartSize::Fixed(1234)));
         assert_eq!(
             fixed("18446744073709551615"),

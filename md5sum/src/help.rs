@@ -44,11 +44,11 @@ show for the file uploaded as the AWS CLI uploads it, in parts of SIZE
 bytes: a file shorter than SIZE is uploaded whole, and its ETag is its MD5;
 a longer one in N parts, and its ETag is 'MD5-N', the MD5 of the MD5s of
 its parts. More than 10,000 parts, S3's limit, is an error for that file.
-SIZE is a number of bytes, optionally followed by K, M, G or T, or KiB,
-MiB, GiB or TiB (powers of 1024), or KB, MB, GB or TB (powers of 1000).
-Part sizes of common clients: AWS CLI and boto3 8MiB (their settings write
-it '8MB' and mean 8MiB), rclone 5MiB, s3cmd 15MiB, MinIO mc 16MiB, s5cmd
-50MiB. With --tag a line is 'ETag (NAME) = ETAG'.
+SIZE is a number of bytes, optionally followed by K, M, G or T, KiB, MiB,
+GiB or TiB, or KB, MB, GB or TB, all powers of 1024, as the AWS CLI reads
+its settings ('multipart_chunksize = 8MB' is 8MiB). Part sizes of common
+clients: AWS CLI and boto3 8MiB, rclone 5MiB, s3cmd 15MiB, MinIO mc 16MiB,
+s5cmd 50MiB. With --tag a line is 'ETag (NAME) = ETAG'.
 
 With -c and --etag, a list may hold lines 'ETAG  NAME', ETAG with or
 without the double quotes S3 returns, among MD5 lines. --etag=auto tries,

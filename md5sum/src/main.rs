@@ -1,11 +1,12 @@
 //! `md5sum`: print or check MD5 checksums, with the interface, output bytes,
 //! messages and exit codes of GNU coreutils md5sum 9.x, hashing files in
-//! parallel with the md-5 crate's fastest backends.
+//! parallel with the md5x crate's files layer and fastest backends.
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 mod args;
 mod compute;
+mod context;
 mod engine;
 mod etag;
 mod help;
@@ -16,65 +17,13 @@ mod stdio;
 mod sys;
 mod verify;
 
-use engine::Input;
+use context::Ctx;
 use output::{reason, Out};
 use progress::Progress;
-#[cfg(unix)]
-use std::ffi::OsStr;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// The input a name stands for: `-` is standard input.
-fn input_for(name: &[u8]) -> Input {
-    if name == b"-" {
-        Input::Stdin
-    } else {
-        Input::Path(path_from_bytes(name))
-    }
-}
-
-/// A file name as bytes (for a name from the command line, as the
-/// platform gives it: its bytes on Unix, UTF-8 on Windows) back to a path.
-fn path_from_bytes(name: &[u8]) -> PathBuf {
-    #[cfg(unix)]
-    {
-        use std::os::unix::ffi::OsStrExt;
-        PathBuf::from(OsStr::from_bytes(name))
-    }
-    #[cfg(not(unix))]
-    {
-        // A name that is not UTF-8 names no Windows file; the lossy one
-        // fails to open as it should.
-        PathBuf::from(String::from_utf8_lossy(name).into_owned())
-    }
-}
-
-/// Whether a name is printed as read in binary mode. Without `-b` or `-t`,
-/// GNU md5sum's builds for Windows (where the C library translates line
-/// ends in text mode) read in binary mode, standard input too unless it
-/// is a terminal; elsewhere text mode is the default, and the same bytes
-/// are read in either mode.
-fn binary_mode(explicit: Option<bool>, name: &[u8]) -> bool {
-    explicit.unwrap_or(cfg!(windows) && !(name == b"-" && io::stdin().is_terminal()))
-}
-
-/// Settings shared by both modes.
-struct Ctx<'a> {
-    o: &'a args::Opts,
-    engine: engine::Config<'a>,
-    utf8: bool,
-}
-
-impl Ctx<'_> {
-    fn file_error(&self, out: &mut Out<'_>, name: &[u8], e: &io::Error) {
-        let mut msg = quote::quotef(name, self.utf8);
-        msg.extend_from_slice(b": ");
-        msg.extend_from_slice(reason(e).as_bytes());
-        out.diag(&msg);
-    }
-}
 
 fn run(o: args::Opts, prog: Vec<u8>) -> i32 {
     let files = if o.files.is_empty() {

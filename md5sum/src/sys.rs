@@ -171,43 +171,6 @@ pub fn read_cached(file: &File, buf: &mut [u8]) -> Cached {
     }
 }
 
-/// `posix_fadvise` (64-bit offsets) with `advice`; a failure only means
-/// no hint.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn fadvise(file: &File, offset: u64, len: u64, advice: std::os::raw::c_int) {
-    use std::os::fd::AsRawFd;
-    extern "C" {
-        fn posix_fadvise64(
-            fd: std::os::raw::c_int,
-            offset: i64,
-            len: i64,
-            advice: std::os::raw::c_int,
-        ) -> std::os::raw::c_int;
-    }
-    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-        return;
-    };
-    // SAFETY: a hint about an open descriptor; it touches no memory of
-    // this process.
-    unsafe {
-        posix_fadvise64(file.as_raw_fd(), offset, len, advice);
-    }
-}
-
-/// Asks the kernel to start reading `len` bytes of `file` from `offset`
-/// into the page cache (`posix_fadvise(WILLNEED)`), without waiting.
-pub fn will_need(file: &File, offset: u64, len: u64) {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        const POSIX_FADV_WILLNEED: std::os::raw::c_int = 3;
-        fadvise(file, offset, len, POSIX_FADV_WILLNEED);
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    {
-        let _ = (file, offset, len);
-    }
-}
-
 /// How much of the first `len` bytes of `file` is in the page cache, in
 /// sixteenths (Linux's `mincore` over a mapping of them); `None` where it
 /// cannot be told.
@@ -274,12 +237,5 @@ pub fn cached_sixteenths(file: &File, len: u64) -> Option<u64> {
 /// that tests can read it cold; elsewhere it does nothing.
 #[cfg(all(test, unix))]
 pub fn evict(file: &File) {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        const POSIX_FADV_DONTNEED: std::os::raw::c_int = 4;
-        let _ = file.sync_all();
-        fadvise(file, 0, 0, POSIX_FADV_DONTNEED);
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = file;
+    md5::files::drop_cached(file);
 }

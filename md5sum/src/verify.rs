@@ -3,10 +3,11 @@
 //! `md5sum::check_line`'s; this reads it, hashes what it names through the
 //! engine, and keeps one [`Tally`] per list, reported once at its end.
 
+use crate::context::{input_for, Ctx};
 use crate::engine::{self, HashError, Step};
 use crate::etag::{self, PartSize};
 use crate::output::Out;
-use crate::{input_for, quote, sys, Ctx};
+use crate::{quote, sys};
 use md5sum::check_line::{self, Entry, EtagLine, Line, List};
 use md5sum::record;
 use std::ffi::OsStr;

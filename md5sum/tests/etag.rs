@@ -87,12 +87,13 @@ fn files_by_the_aws_cli_rule_against_both_oracles() {
         t.file(name, d);
     }
     let names_ref: Vec<&str> = names.iter().map(String::as_str).collect();
-    // Powers of 1024 and of 1000, and a part size that is no multiple of 64.
+    // Powers of 1024 (KB too, as the AWS CLI reads it), byte counts, and a
+    // part size that is no multiple of 64.
     for (size, bytes) in [
         ("1K", 1024),
         ("1KiB", 1024),
         ("1024", 1024),
-        ("1kB", 1000),
+        ("1kB", 1024),
         ("1000", 1000),
         ("100", 100),
     ] {
@@ -125,7 +126,8 @@ fn real_part_sizes() {
         ("5M", 5 * MIB),
         ("5MiB", 5 * MIB),
         ("8M", 8 * MIB),
-        ("5MB", 5_000_000),
+        ("5MB", 5 * MIB),
+        ("8MB", 8 * MIB),
         ("16M", 16 * MIB),
     ] {
         let r = run(&t, &[&format!("--etag={size}"), "big"], b"");

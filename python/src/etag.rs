@@ -4,22 +4,17 @@
 use crate::buffer::{BufferView, GIL_MINSIZE};
 use crate::interrupt;
 use crate::paths::{os_error, path_of};
-use crate::reading::{self, read_some};
 use crate::stop::Stop;
-use md5x::etag::{self, Etag, EtagHasher, PartsError};
-use md5x::{Digest, Md5};
+use md5x::etag::{self, Etag, PartsError};
+use md5x::files::{self, Control};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use std::fs::File;
 use std::io;
 use std::path::Path;
 
 /// The AWS CLI's and boto3's default part size (and multipart threshold).
 const DEFAULT_PART_SIZE: i64 = 8 << 20;
-
-/// Bytes read a call where a file is read in order.
-const READ: usize = 256 << 10;
 
 /// The ETag S3 shows for ``source`` uploaded by the AWS CLI (and boto3)
 /// with parts of ``part_size`` bytes, without the double quotes S3 puts
@@ -85,88 +80,20 @@ fn is_path(source: &Bound<'_, PyAny>) -> PyResult<bool> {
 
 /// The AWS CLI's ETag of `data`.
 fn buffer_etag(data: &[u8], part_size: u64) -> Result<Etag, PartsError> {
-    match usize::try_from(part_size) {
-        Ok(part) if data.len() >= part => etag::multipart(data, part),
-        _ => Ok(Etag::from_md5(Md5::digest(data).into())),
-    }
+    etag::upload(data, part_size)
 }
 
-/// The AWS CLI's ETag of the file at `path`: a regular file of a part or
-/// more by `md5::etag::multipart_file` (parts side by side, every core),
-/// a shorter one by one MD5, anything else (a pipe, a device, a file whose
-/// size the kernel does not know, as procfs and sysfs report 0) read in
-/// order. Gives up at `stop`.
+/// The AWS CLI's ETag of the file at `path` (`md5x::files::etag_files`): a
+/// regular file of a part or more by its parts side by side on every core,
+/// anything else read in order (a pipe, a device, a file whose size the
+/// kernel does not know, as procfs and sysfs report 0). Gives up at
+/// `stop`.
 fn file_etag(path: &Path, part_size: u64, stop: &Stop) -> io::Result<Etag> {
-    let file = reading::open(path, stop)?;
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(io::ErrorKind::IsADirectory.into());
-    }
-    if !meta.is_file() || meta.len() == 0 {
-        return stream_etag(file, part_size, stop);
-    }
-    if meta.len() >= part_size {
-        return reading::cut_short(&file, stop, |file| etag::multipart_file(file, part_size));
-    }
-    let mut md5 = Md5::new();
-    let mut seen = 0u64;
-    for_each_read(file, stop, |data| {
-        seen += data.len() as u64;
-        if seen >= part_size {
-            // It was shorter than a part when the call started.
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "the file grew while being read",
-            ));
-        }
-        md5.update(data);
-        Ok(())
-    })?;
-    Ok(Etag::from_md5(md5.finalize().into()))
-}
-
-/// The AWS CLI's ETag of data whose length is known only at its end: its
-/// first part is also hashed whole, for the case that it is the only one
-/// and shorter than a part.
-fn stream_etag(src: File, part_size: u64, stop: &Stop) -> io::Result<Etag> {
-    let mut whole = Md5::new();
-    let mut seen = 0u64;
-    let mut parts = EtagHasher::new(part_size).map_err(parts_error)?;
-    for_each_read(src, stop, |data| {
-        if seen < part_size {
-            let head = usize::try_from(part_size - seen).map_or(data.len(), |k| k.min(data.len()));
-            whole.update(&data[..head]);
-        }
-        seen += data.len() as u64;
-        parts.update(data).map_err(parts_error)
-    })?;
-    if seen < part_size {
-        Ok(Etag::from_md5(whole.finalize().into()))
-    } else {
-        parts.finish().map_err(parts_error)
-    }
-}
-
-/// A `PartsError` as `md5::etag::multipart_file` reports one, which
-/// `os_error` turns into `ValueError`.
-fn parts_error(e: PartsError) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidInput, e)
-}
-
-/// Feeds all of `src` to `each`, a read at a time, giving up at `stop`.
-fn for_each_read(
-    mut src: File,
-    stop: &Stop,
-    mut each: impl FnMut(&[u8]) -> io::Result<()>,
-) -> io::Result<()> {
-    let mut buf = vec![0u8; READ];
-    loop {
-        reading::check(stop)?;
-        match read_some(&mut src, &mut buf, stop)? {
-            0 => return Ok(()),
-            n => each(&buf[..n])?,
-        }
-    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let control = Control::new().stop_on(stop.flag());
+    let mut etags = files::etag_files(&[path], part_size, threads, control);
+    let etag = etags.pop().expect("an ETag per file");
+    etag.map_err(files::FileError::into_error)
 }
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

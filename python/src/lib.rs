@@ -15,7 +15,6 @@ mod files;
 mod hasher;
 mod interrupt;
 mod paths;
-mod reading;
 mod steps;
 mod stop;
 

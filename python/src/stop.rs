@@ -26,6 +26,11 @@ impl Stop {
     pub(crate) fn set(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
+
+    /// The flag itself, for `md5x::files::Control::stop_on`.
+    pub(crate) fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
 }
 
 /// What work that gave up at a [`Stop`] returns; the caller raises the

@@ -54,5 +54,11 @@ pub fn multipart_file(
         threads,
         ahead,
     };
-    super::file::hash_file(file, part_size, MAX_PARTS, shape)
+    super::file::hash_file(
+        file,
+        part_size,
+        MAX_PARTS,
+        shape,
+        &crate::files::Control::new(),
+    )
 }

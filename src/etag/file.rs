@@ -17,8 +17,9 @@
 //! reading for another. The figures: the README's "S3 multipart ETags"
 //! section.
 
-use super::read::{check_end, read_exact_at, will_need};
-use super::{checked_parts, Composer, Etag, MAX_PARTS};
+use super::read::{check_end, for_each_read, read_exact_at};
+use super::{checked_parts, Composer, Etag, EtagHasher, MAX_PARTS};
+use crate::files::{will_need, Control};
 use crate::multi::{self, Lanes};
 use std::{fs::File, io, sync::mpsc, vec, vec::Vec};
 
@@ -55,7 +56,10 @@ const AHEAD: u64 = 256 << 10;
 /// holds a buffer of one page per lane (97 KiB with AVX2), whatever the
 /// file's size.
 ///
-/// The file's length is taken from its metadata when the call starts.
+/// The file's length is taken from its metadata when the call starts. A
+/// file whose metadata gives a length of 0 (an empty file, or one whose
+/// size the kernel does not know, as under Linux's `/proc` and `/sys`) is
+/// read in order to its end through an [`EtagHasher`].
 ///
 /// # Errors
 ///
@@ -68,8 +72,7 @@ const AHEAD: u64 = 256 << 10;
 ///   [`EtagHasher`](super::EtagHasher));
 /// * [`io::ErrorKind::UnexpectedEof`] if the file ends before that length,
 ///   and [`io::ErrorKind::InvalidData`] if it goes on past it: it changed
-///   size while being read, or its metadata does not give its length (as
-///   for files under Linux's `/proc`);
+///   size while being read;
 /// * any error of the reads, as they return it.
 ///
 /// ```
@@ -87,7 +90,7 @@ const AHEAD: u64 = 256 << 10;
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn multipart_file(file: &File, part_size: u64) -> io::Result<Etag> {
-    hash_file(file, part_size, MAX_PARTS, Shape::detect())
+    hash_file(file, part_size, MAX_PARTS, Shape::detect(), &Control::new())
 }
 
 /// [`multipart_file`] without S3's limit on the part count, for stores
@@ -98,24 +101,24 @@ pub fn multipart_file(file: &File, part_size: u64) -> io::Result<Etag> {
 /// As [`multipart_file`], but for the part limit.
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn multipart_file_unlimited(file: &File, part_size: u64) -> io::Result<Etag> {
-    hash_file(file, part_size, u64::MAX, Shape::detect())
+    hash_file(file, part_size, u64::MAX, Shape::detect(), &Control::new())
 }
 
 /// How [`hash_file`] reads: parts per set, bytes per part and round, the
 /// most threads, and how far ahead of each part's reads to ask the OS to
 /// read (0: not at all).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Shape {
+pub(crate) struct Shape {
     pub(super) lanes: usize,
     pub(super) chunk: usize,
-    pub(super) threads: usize,
+    pub(crate) threads: usize,
     pub(super) ahead: u64,
 }
 
 impl Shape {
     /// One part per lane of this process's kernel, a page a round, a thread
     /// per core.
-    fn detect() -> Self {
+    pub(crate) fn detect() -> Self {
         Self {
             lanes: multi::lanes().clamp(1, Lanes::MAX),
             chunk: CHUNK,
@@ -132,12 +135,14 @@ impl Shape {
 }
 
 /// [`multipart_file`] with at most `max_parts` parts, read as `shape`
-/// says.
-pub(super) fn hash_file(
+/// says, each round of reads counted in `control` and made only if its
+/// flag is not set.
+pub(crate) fn hash_file(
     file: &File,
     part_size: u64,
     max_parts: u64,
     shape: Shape,
+    control: &Control<'_>,
 ) -> io::Result<Etag> {
     debug_assert!(
         (1..=Lanes::MAX).contains(&shape.lanes)
@@ -154,6 +159,9 @@ pub(super) fn hash_file(
         ));
     }
     let len = meta.len();
+    if len == 0 {
+        return hash_stream(file, part_size, max_parts, control);
+    }
     let parts = checked_parts(len, part_size, max_parts)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let sets = Sets {
@@ -161,6 +169,7 @@ pub(super) fn hash_file(
         part_size,
         parts: parts.get(),
         shape,
+        control: *control,
     };
     let threads = sets.count().min(shape.threads as u64) as usize;
     let composer = match (threads > 1).then(|| on_threads(file, &sets, threads)) {
@@ -179,12 +188,31 @@ pub(super) fn hash_file(
     Ok(composer.finish())
 }
 
+/// The ETag of a file read in order to its end, whatever its metadata
+/// says its length is.
+fn hash_stream(
+    file: &File,
+    part_size: u64,
+    max_parts: u64,
+    control: &Control<'_>,
+) -> io::Result<Etag> {
+    let invalid = |e| io::Error::new(io::ErrorKind::InvalidInput, e);
+    let mut hasher = EtagHasher::with_max_parts(part_size, max_parts).map_err(invalid)?;
+    for_each_read(file, |data| {
+        control.check()?;
+        control.count(data.len());
+        hasher.update(data).map_err(invalid)
+    })?;
+    hasher.finish().map_err(invalid)
+}
+
 /// The file's parts in sets of `shape.lanes`, read as `shape` says.
-struct Sets {
+struct Sets<'c> {
     len: u64,
     part_size: u64,
     parts: u64,
     shape: Shape,
+    control: Control<'c>,
 }
 
 /// The digests of one set's parts, in part order.
@@ -201,7 +229,7 @@ impl SetDigests {
     }
 }
 
-impl Sets {
+impl Sets<'_> {
     fn count(&self) -> u64 {
         self.parts.div_ceil(self.shape.lanes as u64)
     }
@@ -234,6 +262,8 @@ impl Sets {
         let mut hinted = [0u64; Lanes::MAX];
         let mut open = count;
         while open > 0 {
+            self.control.check()?;
+            let mut round = 0;
             // This round's piece of every part not yet ended: its whole
             // blocks, and the bytes after them (only at the part's end).
             let mut blocks: [&[u8]; Lanes::MAX] = [&[]; Lanes::MAX];
@@ -254,6 +284,7 @@ impl Sets {
                 }
                 let n = (part_len[lane] - done[lane]).min(chunk as u64) as usize;
                 read_exact_at(file, &mut slot[..n], start[lane] + done[lane])?;
+                round += n;
                 let (whole, tail) = slot[..n].split_at(n / 64 * 64);
                 blocks[lane] = whole;
                 done[lane] += n as u64;
@@ -263,6 +294,7 @@ impl Sets {
                     open -= 1;
                 }
             }
+            self.control.count(round);
             lanes.update(&blocks[..count]);
             for (lane, tail) in tails[..count].iter().enumerate() {
                 if let Some(tail) = tail {
@@ -277,7 +309,7 @@ impl Sets {
 /// Hashes the sets on `threads` threads, set `i` on thread `i % threads`,
 /// and composes their digests in order; `None` if the threads cannot all
 /// start.
-fn on_threads(file: &File, sets: &Sets, threads: usize) -> Option<io::Result<Composer>> {
+fn on_threads(file: &File, sets: &Sets<'_>, threads: usize) -> Option<io::Result<Composer>> {
     std::thread::scope(|s| {
         let mut results = Vec::with_capacity(threads);
         for t in 0..threads {

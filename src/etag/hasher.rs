@@ -71,7 +71,7 @@ impl EtagHasher {
         Self::with_max_parts(part_size, u64::MAX)
     }
 
-    fn with_max_parts(part_size: u64, max_parts: u64) -> Result<Self, PartsError> {
+    pub(super) fn with_max_parts(part_size: u64, max_parts: u64) -> Result<Self, PartsError> {
         if part_size == 0 {
             return Err(PartsError::ZeroPartSize);
         }
@@ -129,6 +129,19 @@ impl EtagHasher {
         let mut composer = self.composer;
         composer.push(&self.part.finalize().into());
         Ok(composer.finish())
+    }
+
+    /// [`finish`](Self::finish) by the AWS CLI's rule: data shorter than
+    /// one part was uploaded whole, and its ETag is its MD5, the digest of
+    /// the part being hashed.
+    pub(super) fn finish_upload(self) -> Result<Etag, PartsError> {
+        if self.over_limit {
+            return Err(self.too_many_parts());
+        }
+        if self.composer.parts == 0 && self.part_len < self.part_size {
+            return Ok(Etag::from_md5(self.part.finalize().into()));
+        }
+        self.finish()
     }
 
     fn too_many_parts(&self) -> PartsError {

@@ -20,6 +20,11 @@
 //!   hundred KiB of memory whatever the file's size;
 //! * [`EtagHasher`]: a streaming form for data seen once, in order (an
 //!   upload body, a pipe), each part hashed as it arrives;
+//! * [`upload`], [`UploadHasher`], [`upload_file`] and [`upload_reader`]
+//!   (with `std`): the ETag S3 shows for data uploaded by the AWS CLI's
+//!   rule, the plain MD5 below one part and the multipart ETag from one
+//!   part up, for a buffer, a stream of unknown length, a file and a
+//!   reader (see below);
 //! * [`Etag`]: the result, printed and parsed in S3's form;
 //! * [`part_sizes`]: which part sizes give an ETag's part count for an
 //!   object's length, to find the part size an ETag was made with.
@@ -38,22 +43,14 @@
 //! multipart form, even with one part (`-1`, and a different digest). The
 //! AWS CLI and boto3 upload a file in parts when it is at least their
 //! threshold (8 MiB by default, also their part size); rclone uses 5 MiB
-//! parts and s3cmd 15 MiB. So the ETag the AWS CLI gives a file is:
+//! parts and s3cmd 15 MiB. [`upload`] and its kin give the ETag by that
+//! rule:
 //!
 //! ```
-//! use md5::etag::{self, Etag};
-//! use md5::{Digest, Md5};
+//! use md5::etag;
 //!
-//! fn aws_cli_etag(body: &[u8], part_size: usize) -> Result<Etag, etag::PartsError> {
-//!     if body.len() < part_size {
-//!         Ok(Etag::from_md5(Md5::digest(body).into()))
-//!     } else {
-//!         etag::multipart(body, part_size)
-//!     }
-//! }
-//!
-//! assert_eq!(aws_cli_etag(b"hello", 8 << 20)?.to_string(), "5d41402abc4b2a76b9719d911017c592");
-//! assert_eq!(aws_cli_etag(b"hello", 3)?.to_string(), "554a2f6105cc700b8cc987b5ddfb8102-2");
+//! assert_eq!(etag::upload(b"hello", 8 << 20)?.to_string(), "5d41402abc4b2a76b9719d911017c592");
+//! assert_eq!(etag::upload(b"hello", 3)?.to_string(), "554a2f6105cc700b8cc987b5ddfb8102-2");
 //! # Ok::<(), etag::PartsError>(())
 //! ```
 //!
@@ -79,11 +76,12 @@
 
 mod buffer;
 #[cfg(feature = "std")]
-mod file;
+pub(crate) mod file;
 mod hasher;
 mod parse;
 #[cfg(feature = "std")]
 mod read;
+mod upload;
 
 #[doc(hidden)]
 pub mod __bench;
@@ -93,6 +91,9 @@ pub use buffer::{multipart, multipart_unlimited};
 pub use file::{multipart_file, multipart_file_unlimited};
 pub use hasher::EtagHasher;
 pub use parse::ParseEtagError;
+pub use upload::{upload, UploadHasher};
+#[cfg(feature = "std")]
+pub use upload::{upload_file, upload_reader, uploaded_whole};
 
 use crate::{Digest, Md5};
 use core::{fmt, num::NonZeroU64, ops::RangeInclusive};

@@ -1,6 +1,27 @@
-//! Positional reads of a file, and read-ahead hints, for each OS.
+//! Reading for the ETags of files: positional reads, for each OS, and
+//! reading a stream in order.
 
-use std::{fs::File, io};
+use std::{fs::File, io, vec};
+
+/// Bytes a read asks for where a stream is read in order.
+const STREAM_READ: usize = 256 << 10;
+
+/// Feeds all of `src` to `each`, a read at a time, retrying interrupted
+/// reads.
+pub(super) fn for_each_read(
+    mut src: impl io::Read,
+    mut each: impl FnMut(&[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut buf = vec![0u8; STREAM_READ];
+    loop {
+        match src.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => each(&buf[..n])?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
 
 /// Fills `buf` from `offset`, or fails with `UnexpectedEof` where the file
 /// ends first.
@@ -47,29 +68,6 @@ pub(super) fn check_end(file: &File, len: u64) -> io::Result<()> {
         }
     }
 }
-
-/// Asks the OS to start reading `len` bytes at `offset` into the page
-/// cache (`posix_fadvise(POSIX_FADV_WILLNEED)`, which returns without
-/// waiting for the disk). Only a hint: errors are ignored. On 64-bit Linux,
-/// where `off_t` is 64 bits in every C library.
-#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-pub(super) fn will_need(file: &File, offset: u64, len: u64) {
-    use std::os::fd::AsRawFd;
-    use std::os::raw::c_int;
-    extern "C" {
-        fn posix_fadvise(fd: c_int, offset: i64, len: i64, advice: c_int) -> c_int;
-    }
-    const POSIX_FADV_WILLNEED: c_int = 3;
-    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-        return;
-    };
-    // SAFETY: `posix_fadvise` only reads its integer arguments; the
-    // descriptor is open for as long as `file` is borrowed.
-    let _ = unsafe { posix_fadvise(file.as_raw_fd(), offset, len, POSIX_FADV_WILLNEED) };
-}
-
-#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-pub(super) fn will_need(_file: &File, _offset: u64, _len: u64) {}
 
 #[cfg(unix)]
 fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<usize> {

@@ -1,6 +1,6 @@
 //! Hashing one claim (a run of regular files in input order) on one
 //! thread: files that turn out small are read whole and hashed together
-//! through [`hash_batch`]; large ones go to [`large`].
+//! through [`hash_batch`]; large ones go to `md5::files::hash_long`.
 //!
 //! Reading follows the I/O policy ([`io_policy`]): a file's first read
 //! does not wait for the disk ([`page_cache`](super::page_cache)). What is not in the page cache is asked of
@@ -10,20 +10,19 @@
 
 use super::fds::{open, Opened};
 use super::io_policy::{self, Held, Ticket};
-use super::large::{self, Large};
 use super::page_cache::{mostly_cached, read_cached};
-use super::read::{buffer_for, fill, fill_until, read_whole};
-use super::stream;
-use super::{Config, HashError, Outcome, Res};
+use super::read::{buffer_for, read_whole};
+use super::shared::{Config, HashError, Outcome, Res, READ_STDIN, STDIN_CLOSED};
 use crate::sys::{self, Cached};
+use md5::files::{fill, fill_until, hash_long, hash_stream, LongInput};
 use md5::multi;
 use md5::{Digest, Md5};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-/// A file read whole when it is at most this long; longer ones are streamed.
-pub const SMALL_MAX: usize = 64 * 1024;
+/// A file read whole when it is shorter; longer ones are streamed.
+pub use md5::files::SMALL_MAX;
 
 /// Hashing a file of this name panics (test builds only).
 #[cfg(test)]
@@ -63,7 +62,7 @@ struct Found {
     out: Vec<Option<Res>>,
     /// (position, slot, length) of files read whole into slots.
     small: Vec<(usize, usize, usize)>,
-    large: Vec<Large>,
+    large: Vec<LongInput<Opened>>,
     later: Vec<Later>,
     in_memory: Vec<InMemory>,
     /// (position, length) of files on a spinning disk, not in memory.
@@ -87,15 +86,16 @@ impl<'c, 'a> Worker<'c, 'a> {
         }
     }
 
-    /// Hashes the rest of `src` into `h`.
+    /// Hashes the rest of `src` into `h`, reading ahead on a thread of its
+    /// own when it is long.
     fn stream(&mut self, h: Md5, src: impl io::Read + Send) -> io::Result<[u8; 16]> {
-        stream::hash_rest(h, src, self.cfg.bytes, &mut self.spare)
+        hash_stream(h, src, &self.cfg.control(), &mut self.spare)
     }
 
     /// Hashes standard input (from wherever earlier reads left it).
     pub fn hash_stdin(&mut self) -> Outcome {
-        super::READ_STDIN.store(true, Ordering::Relaxed);
-        if super::STDIN_CLOSED.load(Ordering::Relaxed) {
+        READ_STDIN.store(true, Ordering::Relaxed);
+        if STDIN_CLOSED.load(Ordering::Relaxed) {
             return Err(HashError {
                 err: sys::ebadf(),
                 at_open: false,
@@ -166,7 +166,7 @@ impl<'c, 'a> Worker<'c, 'a> {
                 if spinning {
                     f.on_disk.push((pos, len));
                 } else {
-                    sys::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
+                    md5::files::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
                     f.later.push(Later { pos, len, file });
                 }
             }
@@ -251,20 +251,25 @@ impl<'c, 'a> Worker<'c, 'a> {
                 Cached::Unsupported | Cached::Failed => {}
             }
         }
+        let control = self.cfg.control();
         let mut read = Ok(n);
         if !eof && known != Some(n) {
-            read = fill_until(&mut file, &mut buf, n, known, self.cfg.bytes);
+            read = fill_until(&mut file, &mut buf, n, known, &control);
         }
         if matches!(read, Ok(n) if n == first && first < SMALL_MAX) {
             buf.resize(SMALL_MAX, 0);
-            read = fill(&mut file, &mut buf[first..], self.cfg.bytes).map(|more| first + more);
+            read = fill(&mut file, &mut buf[first..], &control).map(|more| first + more);
         }
         match read {
             Ok(n) if n < SMALL_MAX => {
                 f.small.push((pos, slot, n));
                 self.slots[slot] = buf;
             }
-            Ok(_) => f.large.push(Large { pos, file, buf }),
+            Ok(_) => f.large.push(LongInput {
+                id: pos,
+                head: buf,
+                reader: file,
+            }),
             Err(err) => {
                 f.out[pos] = Some(Res::Done(Err(HashError {
                     err,
@@ -296,7 +301,11 @@ impl<'c, 'a> Worker<'c, 'a> {
             // so that the disk, still in order, always has the next read.
             if let Some(&(next, next_len)) = on_disk.get(i + 1).filter(|n| n.1 > SMALL_MAX as u64) {
                 if let Ok(file) = open(&claim[next].1, || false) {
-                    sys::will_need(file.file(), 0, next_len.min(io_policy::HINT_MAX_IN_TURN));
+                    md5::files::will_need(
+                        file.file(),
+                        0,
+                        next_len.min(io_policy::HINT_MAX_IN_TURN),
+                    );
                 }
             }
             let Some(mut file) = self.open_in_claim(f, pos, &claim[pos].1) else {
@@ -310,7 +319,7 @@ impl<'c, 'a> Worker<'c, 'a> {
             }
             let room = io_policy::hold(len).and_then(|held| Some((held, buffer_for(len)?)));
             let r = match room {
-                Some((held, buf)) => read_whole(&mut file, buf, self.cfg.bytes).map(|data| {
+                Some((held, buf)) => read_whole(&mut file, buf, &self.cfg.control()).map(|data| {
                     f.in_memory.push(InMemory {
                         pos,
                         data,
@@ -356,7 +365,7 @@ impl<'c, 'a> Worker<'c, 'a> {
     /// Hashes the large files found so far into their places in `out`.
     fn finish_large(&mut self, f: &mut Found) {
         let large = std::mem::take(&mut f.large);
-        for (pos, r) in large::hash_all(large, self.cfg.bytes, &mut self.spare) {
+        for (pos, r) in hash_long(large, &self.cfg.control(), &mut self.spare) {
             f.out[pos] = Some(done(r));
         }
     }

@@ -5,7 +5,7 @@
 
 use super::claim::Worker;
 use super::io_policy::{Ticket, Turnstile};
-use super::{lock, Config, Failed, Input, Res, Step};
+use super::shared::{lock, Config, Failed, Input, Res, Step};
 use std::collections::{HashMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;

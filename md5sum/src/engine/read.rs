@@ -1,39 +1,8 @@
-//! Reading into buffers: filling one from a file (counting the bytes for
-//! the progress line), and reading a whole file into memory.
+//! Reading a whole file into memory, for a spinning disk's turn.
 
-use super::claim::SMALL_MAX;
 use super::fds::Opened;
-use std::io::{self, Read};
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Reads `r` into `buf` until `buf` is full or end of input; adds what it
-/// read to `bytes`.
-pub fn fill(r: &mut impl Read, buf: &mut [u8], bytes: &AtomicU64) -> io::Result<usize> {
-    fill_until(r, buf, 0, None, bytes)
-}
-
-/// Goes on filling `buf` from `r`, which has filled `buf[..n]`, until it
-/// is full, the input ends, or exactly `stop_at` bytes are in it.
-pub fn fill_until(
-    r: &mut impl Read,
-    buf: &mut [u8],
-    mut n: usize,
-    stop_at: Option<usize>,
-    bytes: &AtomicU64,
-) -> io::Result<usize> {
-    while n < buf.len() && stop_at != Some(n) {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(k) => {
-                n += k;
-                bytes.fetch_add(k as u64, Ordering::Relaxed);
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
-}
+use md5::files::{fill, Control, SMALL_MAX};
+use std::io;
 
 /// A buffer for the whole of a file `len` bytes long, and one byte more
 /// (to see that it grew), if memory for it can be had.
@@ -47,11 +16,15 @@ pub fn buffer_for(len: u64) -> Option<Vec<u8>> {
 
 /// Reads the whole of a file into `data` (made by [`buffer_for`]), and
 /// any bytes it has gained since, with reads as large as the file.
-pub fn read_whole(file: &mut Opened, mut data: Vec<u8>, bytes: &AtomicU64) -> io::Result<Vec<u8>> {
-    let mut n = fill(file, &mut data, bytes)?;
+pub fn read_whole(
+    file: &mut Opened,
+    mut data: Vec<u8>,
+    control: &Control<'_>,
+) -> io::Result<Vec<u8>> {
+    let mut n = fill(file, &mut data, control)?;
     while n == data.len() {
         data.resize(n + SMALL_MAX, 0);
-        n += fill(file, &mut data[n..], bytes)?;
+        n += fill(file, &mut data[n..], control)?;
     }
     data.truncate(n);
     Ok(data)

@@ -11,9 +11,13 @@ use super::io_policy::media::major_minor;
 use super::io_policy::media::tests::{fake_sysfs, Disk};
 #[cfg(unix)]
 use super::page_cache::forced;
+use super::shared::*;
+use super::test_dir::temp_dir;
 use super::*;
 use md5::{Digest, Md5};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -21,13 +25,6 @@ use std::time::Duration;
 /// What `run` returned, the digests consumed (by index) and how many
 /// files were read in a spinning disk's turn.
 type RunResult = (Result<(), Failed>, Vec<(usize, [u8; 16])>, usize);
-
-pub fn temp_dir(tag: &str) -> PathBuf {
-    let p = std::env::temp_dir().join(format!("md5sum-engine-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&p);
-    std::fs::create_dir_all(&p).unwrap();
-    p
-}
 
 /// Files of assorted sizes (small, large, around 64 KiB) in `dir`.
 fn files(dir: &Path, n: usize) -> Vec<(PathBuf, [u8; 16])> {

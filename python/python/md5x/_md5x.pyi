@@ -132,8 +132,8 @@ def hash_files(
     jobs: int | None = None,
 ) -> list[bytes]:
     """The 16-byte MD5 digest of each file, in order, on ``jobs`` threads
-    (default: the CPUs available) in SIMD lanes, in at most 4 MiB per
-    thread. The first file that cannot be read raises its ``OSError``
+    (default: the CPUs available) in SIMD lanes, in about 11 MiB per
+    thread at most. The first file that cannot be read raises its ``OSError``
     with ``filename`` set; ``jobs < 1`` raises ``ValueError``."""
 
 def duckdb_extension_footer(platform: str) -> bytes:

@@ -141,7 +141,7 @@ fn media_of_disk(disk: &Path, depth: usize) -> Media {
 pub fn on_spinning_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
-        use crate::engine::lock;
+        use crate::engine::shared::lock;
         use std::os::unix::fs::MetadataExt;
         use std::sync::Mutex;
         static KNOWN: Mutex<Vec<(PathBuf, u64, Media)>> = Mutex::new(Vec::new());
@@ -166,7 +166,7 @@ pub fn on_spinning_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
 #[cfg(all(test, unix))]
 pub mod tests {
     use super::*;
-    use crate::engine::tests::temp_dir;
+    use crate::engine::test_dir::temp_dir;
 
     /// `makedev`, as glibc encodes it.
     pub fn makedev(major: u64, minor: u64) -> u64 {

@@ -1,7 +1,7 @@
 //! The turn that orders the reads of spinning disks: claims pass it one
 //! at a time, in claim order.
 
-use crate::engine::lock;
+use crate::engine::shared::lock;
 use std::collections::BTreeSet;
 use std::sync::{Condvar, Mutex};
 

@@ -5,19 +5,18 @@
 //! on another core). Where no thread or buffer can be had, the hashing
 //! thread reads for itself.
 
-use super::lock;
-use super::read::fill;
-use md5::{Digest, Md5};
+use super::{fill, Control};
+use crate::{Digest, Md5};
 use std::collections::VecDeque;
 use std::io::{self, Read};
-use std::sync::atomic::AtomicU64;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::vec::Vec;
 
 /// Read size when the hashing thread reads for itself. Larger reads cost
 /// more system time per byte here (measured: 128 KiB and up cost 2-3x the
 /// kernel time of 64 KiB for a file in the page cache), as the copy no
 /// longer stays in cache.
-pub const INLINE_READ: usize = 64 * 1024;
+const INLINE_READ: usize = 64 * 1024;
 /// Buffers the reader thread fills ahead, and the size of each: on another
 /// core the cost of a large copy matters less than the hand-overs saved
 /// (measured: CONTRIBUTING.md's md5sum section says where to find it).
@@ -30,13 +29,32 @@ const INLINE_FIRST: u64 = 8 << 20;
 /// Stack of a reader thread: it only reads into heap buffers.
 const READER_STACK: usize = 64 * 1024;
 
-/// Hashes the rest of `src` into `h`. The first [`INLINE_FIRST`] bytes are
-/// read here (a short input never costs a thread); if there are more, a
-/// reader thread takes over. `spare` is this thread's own read buffer.
-pub fn hash_rest<R: Read + Send>(
+/// Hashes the rest of `src` into `h` (a fresh [`Md5`], or one that has
+/// hashed the input's first bytes) and returns the digest. The first 8 MiB
+/// are read on the calling thread, 64 KiB at a time (a short input never
+/// costs a thread); if there is more, a reader thread takes over, filling
+/// four 1 MiB buffers ahead of the hashing, so that a long input takes
+/// about as long as the longer of reading and hashing it, not their sum.
+/// Where no thread or buffer can be had, the calling thread reads on.
+/// `spare` is the calling thread's read buffer, kept between calls.
+///
+/// # Errors
+///
+/// The first read error, or [`Stopped`](super::Stopped) once `control`'s
+/// flag is set.
+///
+/// ```
+/// use md5::{Digest, Md5};
+///
+/// let data = vec![7u8; 20 << 20];
+/// let digest = md5::files::hash_stream(Md5::new(), &data[..], &md5::files::Control::new(), &mut Vec::new())?;
+/// assert_eq!(digest, <[u8; 16]>::from(Md5::digest(&data)));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn hash_stream<R: Read + Send>(
     mut h: Md5,
     mut src: R,
-    bytes: &AtomicU64,
+    control: &Control<'_>,
     spare: &mut Vec<u8>,
 ) -> io::Result<[u8; 16]> {
     if spare.len() < INLINE_READ {
@@ -44,7 +62,7 @@ pub fn hash_rest<R: Read + Send>(
     }
     let mut inline = 0;
     while inline < INLINE_FIRST {
-        let n = fill(&mut src, &mut spare[..INLINE_READ], bytes)?;
+        let n = fill(&mut src, &mut spare[..INLINE_READ], control)?;
         h.update(&spare[..n]);
         if n < INLINE_READ {
             return Ok(h.finalize().into());
@@ -55,7 +73,7 @@ pub fn hash_rest<R: Read + Send>(
         let r = std::thread::scope(|s| {
             let reader = std::thread::Builder::new()
                 .stack_size(READER_STACK)
-                .spawn_scoped(s, || ring.read_all(&mut src, bytes));
+                .spawn_scoped(s, || ring.read_all(&mut src, control));
             reader.ok().map(|_| ring.hash_all(&mut h))
         });
         if let Some(r) = r {
@@ -63,12 +81,18 @@ pub fn hash_rest<R: Read + Send>(
         }
     }
     loop {
-        let n = fill(&mut src, &mut spare[..INLINE_READ], bytes)?;
+        let n = fill(&mut src, &mut spare[..INLINE_READ], control)?;
         h.update(&spare[..n]);
         if n < INLINE_READ {
             return Ok(h.finalize().into());
         }
     }
+}
+
+/// Locks a mutex, whether or not a thread panicked while holding it (the
+/// ring's state stays consistent across every panic point).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The buffers between the reader thread and the hashing thread.
@@ -114,7 +138,7 @@ impl Ring {
 
     /// The reader thread: fills free buffers in order until end of input,
     /// an error, or the hashing thread stops.
-    fn read_all(&self, src: &mut impl Read, bytes: &AtomicU64) {
+    fn read_all(&self, src: &mut impl Read, control: &Control<'_>) {
         loop {
             let mut buf = {
                 let mut st = lock(&self.state);
@@ -128,7 +152,7 @@ impl Ring {
                     st = self.freed.wait(st).unwrap_or_else(|e| e.into_inner());
                 }
             };
-            let r = fill(src, &mut buf, bytes);
+            let r = fill(src, &mut buf, control);
             let mut st = lock(&self.state);
             match r {
                 Ok(n) => {
@@ -185,7 +209,8 @@ impl Ring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::Ordering;
+    use std::string::ToString;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     /// Yields `data` in reads of odd sizes, then fails if `fail` is set.
     struct Source {
@@ -224,12 +249,13 @@ mod tests {
             data.len(),
         ] {
             let bytes = AtomicU64::new(0);
+            let control = Control::new().count_into(&bytes);
             let src = Source {
                 data: data[..len].to_vec(),
                 at: 0,
                 fail: false,
             };
-            let got = hash_rest(Md5::new_with_prefix(b"x"), src, &bytes, &mut spare).unwrap();
+            let got = hash_stream(Md5::new_with_prefix(b"x"), src, &control, &mut spare).unwrap();
             let mut want = Md5::new_with_prefix(b"x");
             want.update(&data[..len]);
             assert_eq!(got, <[u8; 16]>::from(want.finalize()), "{len}");
@@ -239,7 +265,7 @@ mod tests {
                 at: 0,
                 fail: true,
             };
-            let err = hash_rest(Md5::new(), src, &bytes, &mut spare).unwrap_err();
+            let err = hash_stream(Md5::new(), src, &control, &mut spare).unwrap_err();
             assert_eq!(err.to_string(), "the disk failed");
         }
     }

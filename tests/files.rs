@@ -1,0 +1,360 @@
+//! `md5::files`: digests and ETags of many files in order, against
+//! md-5 0.10.6 and the ETag formula written out; errors per file; FIFOs,
+//! files the kernel sizes as 0, and stopping a run mid-file.
+#![cfg(feature = "std")]
+
+use md5::etag::{self, Etag};
+use md5::files::{self, Control, Stopped};
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+#[path = "common/rng.rs"]
+mod rng;
+use rng::Rng;
+
+#[path = "common/etag_oracle.rs"]
+mod etag_oracle;
+
+/// The oracle: md-5 0.10.6.
+fn md5(data: &[u8]) -> [u8; 16] {
+    use upstream::Digest;
+    upstream::Md5::digest(data).into()
+}
+
+/// A directory of its own, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> Self {
+        let p = std::env::temp_dir().join(format!("md5-files-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Self(p)
+    }
+
+    fn file(&self, name: &str, data: &[u8]) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, data).unwrap();
+        p
+    }
+
+    /// A FIFO at `name`, if `mkfifo` can make one.
+    #[cfg(unix)]
+    fn fifo(&self, name: &str) -> Option<PathBuf> {
+        let p = self.0.join(name);
+        let made = std::process::Command::new("mkfifo").arg(&p).status();
+        made.is_ok_and(|s| s.success()).then_some(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Lengths around every edge of the reading: empty, within a block, the
+/// small-file limit, a lane round. (The reader thread's start, at 8 MiB,
+/// is `hash_stream`'s own test.)
+const LENS: [usize; 11] = [
+    0,
+    1,
+    55,
+    64,
+    65_535,
+    65_536,
+    65_537,
+    65_536 + 16_384,
+    200_003,
+    1 << 20,
+    2 << 20,
+];
+
+/// Files of assorted lengths, among them paths that fail, in an order
+/// that mixes them: each path's digest or error kind.
+fn mixed(
+    dir: &TempDir,
+    rng: &mut Rng,
+    n: usize,
+) -> (Vec<PathBuf>, Vec<Result<[u8; 16], io::ErrorKind>>) {
+    let mut paths = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..n {
+        match i % 17 {
+            5 => {
+                paths.push(dir.0.join(format!("missing{i}")));
+                want.push(Err(io::ErrorKind::NotFound));
+            }
+            11 => {
+                // A directory opens, and fails to read.
+                paths.push(dir.0.clone());
+                want.push(Err(io::ErrorKind::IsADirectory));
+            }
+            _ => {
+                let len = *rng.pick(&LENS) + rng.below(3);
+                let data = rng.bytes(len);
+                paths.push(dir.file(&format!("f{i}"), &data));
+                want.push(Ok(md5(&data)));
+            }
+        }
+    }
+    (paths, want)
+}
+
+#[test]
+fn digests_in_order_with_errors_per_file() {
+    let dir = TempDir::new("order");
+    let mut rng = Rng(0x40);
+    let (paths, want) = mixed(&dir, &mut rng, 70);
+    let total: u64 = paths
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum();
+    for threads in [0, 2, 8] {
+        let bytes = AtomicU64::new(0);
+        let got = files::hash_files(&paths, threads, Control::new().count_into(&bytes));
+        assert_eq!(got.len(), paths.len());
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            match (g, w) {
+                (Ok(d), Ok(w)) => assert_eq!(d, w, "file {i}, {threads} threads"),
+                (Err(e), Err(kind)) => {
+                    assert_eq!(e.error().kind(), *kind, "file {i}: {e}");
+                    assert_eq!(e.path(), paths[i]);
+                    assert!(e.to_string().starts_with(&paths[i].display().to_string()));
+                }
+                _ => panic!("file {i}, {threads} threads: {g:?}"),
+            }
+        }
+        assert_eq!(bytes.into_inner(), total, "{threads} threads");
+    }
+    assert!(files::hash_files::<&Path>(&[], 4, Control::new()).is_empty());
+}
+
+#[test]
+fn etags_in_order_by_the_upload_rule() {
+    let dir = TempDir::new("etag");
+    let mut rng = Rng(0x41);
+    let (paths, want) = mixed(&dir, &mut rng, 24);
+    for part in [1000usize, 65_536, 5 << 20] {
+        for threads in [1, 3] {
+            let got = files::etag_files(&paths, part as u64, threads, Control::new());
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                match (g, w) {
+                    (Ok(e), Ok(_)) => {
+                        let data = std::fs::read(&paths[i]).unwrap();
+                        let oracle = if data.len() < part {
+                            Etag::from_md5(md5(&data)).to_string()
+                        } else {
+                            etag_oracle::composed::<upstream::Md5>(&data, part)
+                        };
+                        assert_eq!(e.to_string(), oracle, "file {i}, part {part}");
+                    }
+                    (Err(e), Err(kind)) => assert_eq!(e.error().kind(), *kind, "file {i}: {e}"),
+                    _ => panic!("file {i}: {g:?}"),
+                }
+            }
+        }
+    }
+    // A part size of 0 fails each file, saying why.
+    let got = files::etag_files(&paths[..3], 0, 2, Control::new());
+    for r in got {
+        let e = r.unwrap_err();
+        let inner = e.error().get_ref().unwrap();
+        assert_eq!(
+            inner.downcast_ref::<etag::PartsError>(),
+            Some(&etag::PartsError::ZeroPartSize)
+        );
+    }
+}
+
+/// Files whose metadata gives a length of 0 but that hold bytes: read to
+/// their end.
+#[test]
+#[cfg(target_os = "linux")]
+fn files_the_kernel_sizes_as_zero() {
+    let path = Path::new("/proc/self/cmdline");
+    let data = std::fs::read(path).unwrap();
+    assert!(!data.is_empty() && std::fs::metadata(path).unwrap().len() == 0);
+    let got = files::hash_files(&[path], 1, Control::new());
+    assert_eq!(got[0].as_ref().unwrap(), &md5(&data));
+    for part in [3u64, data.len() as u64 + 1] {
+        let got = files::etag_files(&[path], part, 1, Control::new());
+        assert_eq!(
+            got[0].as_ref().unwrap(),
+            &etag::upload(&data, part).unwrap()
+        );
+    }
+}
+
+/// A FIFO is read as its writer writes it, among regular files, for the
+/// digest and for the ETag.
+#[test]
+#[cfg(unix)]
+fn a_fifo_among_files() {
+    let dir = TempDir::new("fifo");
+    let Some(fifo) = dir.fifo("fifo") else {
+        eprintln!("skipped: mkfifo failed");
+        return;
+    };
+    let data = Rng(0x42).bytes(3 << 20);
+    let a = dir.file("a", b"abc");
+    let paths = [a.clone(), fifo.clone(), a];
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // The writer comes late: the reader waits for it.
+            std::thread::sleep(Duration::from_millis(300));
+            let mut w = std::fs::File::options().write(true).open(&fifo).unwrap();
+            w.write_all(&data).unwrap();
+        });
+        let got = files::hash_files(&paths, 2, Control::new());
+        assert_eq!(got[1].as_ref().unwrap(), &md5(&data));
+        assert_eq!(got[0].as_ref().unwrap(), &md5(b"abc"));
+        assert_eq!(got[2].as_ref().unwrap(), &md5(b"abc"));
+    });
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut w = std::fs::File::options().write(true).open(&fifo).unwrap();
+            w.write_all(&data).unwrap();
+        });
+        let got = files::etag_files(&[&fifo], 1 << 20, 2, Control::new());
+        let want = etag_oracle::composed::<upstream::Md5>(&data, 1 << 20);
+        assert_eq!(got[0].as_ref().unwrap().to_string(), want);
+    });
+}
+
+/// A stop asked for while a FIFO's read waits (its writer wrote part of
+/// it and stays): that file fails with `Stopped` within a few ticks, and
+/// so does every file after it.
+#[test]
+#[cfg(target_os = "linux")]
+fn stop_while_a_fifo_waits() {
+    let dir = TempDir::new("stop-fifo");
+    let Some(fifo) = dir.fifo("fifo") else {
+        eprintln!("skipped: mkfifo failed");
+        return;
+    };
+    let later = dir.file("later", b"later");
+    let stop = AtomicBool::new(false);
+    let bytes = AtomicU64::new(0);
+    let release = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut w = std::fs::File::options().write(true).open(&fifo).unwrap();
+            w.write_all(&[7u8; 1000]).unwrap();
+            // Holds the FIFO open, writing nothing more, until released.
+            while !release.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        });
+        s.spawn(|| {
+            while bytes.load(Ordering::Relaxed) < 1000 {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let control = Control::new().stop_on(&stop).count_into(&bytes);
+        let got = files::hash_files(&[&fifo, &later], 1, control);
+        release.store(true, Ordering::Relaxed);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(got[0].as_ref().unwrap_err().is_stopped(), "{:?}", got[0]);
+        assert!(got[1].as_ref().unwrap_err().is_stopped(), "{:?}", got[1]);
+    });
+}
+
+/// A reader that sets the stop flag once it has given `at` bytes.
+struct StopAt<'a> {
+    given: u64,
+    at: u64,
+    stop: &'a AtomicBool,
+}
+
+impl Read for StopAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        buf.fill(1);
+        self.given += buf.len() as u64;
+        if self.given >= self.at {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        Ok(buf.len())
+    }
+}
+
+/// A stop asked for mid-stream ends the read within a few MiB, on the
+/// calling thread and on the reader thread that reads ahead; and mid-file,
+/// for a file's parts read side by side.
+#[test]
+fn stop_mid_file() {
+    const MIB: u64 = 1 << 20;
+    for at in [MIB, 20 * MIB] {
+        let stop = AtomicBool::new(false);
+        let bytes = AtomicU64::new(0);
+        let control = Control::new().stop_on(&stop).count_into(&bytes);
+        let src = StopAt {
+            given: 0,
+            at,
+            stop: &stop,
+        };
+        let err =
+            files::hash_stream(md5::Md5::default(), src, &control, &mut Vec::new()).unwrap_err();
+        assert!(Stopped::is(&err), "{err}");
+        let read = bytes.into_inner();
+        assert!((at..at + 8 * MIB).contains(&read), "{at}: {read}");
+    }
+    let dir = TempDir::new("stop-file");
+    let path = dir.file("big", &vec![3u8; 12 << 20]);
+    let stop = AtomicBool::new(false);
+    let bytes = AtomicU64::new(0);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            while bytes.load(Ordering::Relaxed) < MIB {
+                std::hint::spin_loop();
+            }
+            stop.store(true, Ordering::Relaxed);
+        });
+        let control = Control::new().stop_on(&stop).count_into(&bytes);
+        let got = files::etag_files(&[&path], MIB, 2, control);
+        let e = got[0].as_ref().unwrap_err();
+        // Stopped, unless the whole file was read before the flag was seen.
+        assert!(
+            e.is_stopped() || bytes.load(Ordering::Relaxed) == 12 << 20,
+            "{e}"
+        );
+    });
+}
+
+/// Many threads over many long files (each held open until it is hashed):
+/// at most 256 files open at once, so that the usual limit of 1,024
+/// descriptors is never reached. Counted in /proc/self/fd while it runs.
+#[test]
+#[cfg(target_os = "linux")]
+fn open_files_are_bounded() {
+    let dir = TempDir::new("open-files");
+    let data = vec![9u8; 70_000];
+    let paths: Vec<PathBuf> = (0..600)
+        .map(|i| dir.file(&format!("f{i}"), &data))
+        .collect();
+    let count = || std::fs::read_dir("/proc/self/fd").unwrap().count();
+    let before = count();
+    let done = AtomicBool::new(false);
+    let most = std::thread::scope(|s| {
+        let watcher = s.spawn(|| {
+            let mut most = 0;
+            while !done.load(Ordering::Relaxed) {
+                most = most.max(count());
+            }
+            most
+        });
+        let got = files::hash_files(&paths, 64, Control::new());
+        done.store(true, Ordering::Relaxed);
+        assert!(got.iter().all(|r| r.as_ref().ok() == Some(&md5(&data))));
+        watcher.join().unwrap()
+    });
+    // 256, one more per thread while a file opens, and the watcher's own.
+    assert!(most < before + 256 + 64 + 2, "{most} open, {before} before");
+    assert!(most > before, "the watcher saw no file open");
+}
