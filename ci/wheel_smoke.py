@@ -83,9 +83,9 @@ def check_duckdb():
         return
     con = duckdb.connect()
     count = "select count(*) from duckdb_functions()"
-    before = con.sql(count).fetchone()[0]
+    before = con.execute(count).fetchone()[0]
     md5x_duckdb.load(con)
-    after = con.sql(count).fetchone()[0]
+    after = con.execute(count).fetchone()[0]
     if after <= before:
         sys.exit("wheel_smoke: md5x.duckdb.load(con) added no function")
     print(f"wheel_smoke: md5x.duckdb.load(con) added {after - before} functions")
