@@ -81,13 +81,15 @@ def check_duckdb():
     except ModuleNotFoundError:
         print("wheel_smoke: md5x.duckdb present, duckdb not installed here: not loaded")
         return
-    con = duckdb.connect()
+    con = duckdb.connect(config={"allow_unsigned_extensions": "true"})
     count = "select count(*) from duckdb_functions()"
     before = con.execute(count).fetchone()[0]
     md5x_duckdb.load(con)
     after = con.execute(count).fetchone()[0]
     if after <= before:
         sys.exit("wheel_smoke: md5x.duckdb.load(con) added no function")
+    got, builtin = con.execute("SELECT md5x('abc'), md5('abc')").fetchone()
+    check("md5x.duckdb", [got, builtin], [hashlib.md5(b"abc").hexdigest()] * 2)
     print(f"wheel_smoke: md5x.duckdb.load(con) added {after - before} functions")
 
 
