@@ -221,7 +221,7 @@ mod tests {
     /// from one part up, in pieces of every size.
     #[test]
     fn upload_rule_in_pieces() {
-        let data: std::vec::Vec<u8> = (0..1000u32).map(|i| (i * 7 + 3) as u8).collect();
+        let data: [u8; 1000] = core::array::from_fn(|i| (i * 7 + 3) as u8);
         for part in [1u64, 63, 64, 65, 100, 999, 1000, 1001, 5000] {
             for len in [0usize, 1, 63, 64, 99, 100, 101, 999, 1000] {
                 let d = &data[..len];
