@@ -177,6 +177,48 @@ fn equal_messages_4k_apart_every_row() {
     }
 }
 
+/// Messages 4 KiB apart starting at each word of a cache line and at odd
+/// bytes, equal and unequal, of 0 to 6 blocks and more, through each row
+/// and with whole-line reads on and off: the AVX-512 kernel reads blocks
+/// that start at one word inside a line as whole lines (`kernel/lines.rs`),
+/// with masked first and last lines.
+#[test]
+fn starts_inside_a_line_every_row() {
+    use multi::__bench::{Choice, Tuning};
+    let mut rng = Rng(0x6c69_6e65);
+    let data = rng.bytes(4096 * 66 + 8192);
+    let rows = [Tuning::INTEL, Tuning::ZEN4, Tuning::ZEN5];
+    for shift in (0..64).step_by(4).chain([1, 3, 30]) {
+        let base = data.as_ptr().align_offset(4096) + shift;
+        for count in [16, 40, 64] {
+            let lens: [&dyn Fn(usize) -> usize; 4] =
+                [&|_| 64, &|_| 64 * 6, &|i| 64 * (i % 7), &|i| {
+                    64 * (i % 5) + i % 3 * 21
+                }];
+            for len in lens {
+                let msgs: Vec<&[u8]> = (0..count)
+                    .map(|i| &data[base + i * 4096..][..len(i)])
+                    .collect();
+                let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
+                for kernel in multi::__bench::kernels() {
+                    for row in rows {
+                        for whole_lines in [false, true] {
+                            let row = Tuning {
+                                avx512_whole_lines: whole_lines,
+                                ..row
+                            };
+                            let choice = Choice::new(kernel).tuned(row);
+                            let mut out = vec![[0; 16]; count];
+                            multi::__bench::digest_many_into(choice, &msgs, &mut out);
+                            assert_eq!(out, want, "{choice}, {row:?}, {count} at +{shift}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn backend_is_the_expected_one() {
     println!(

@@ -118,6 +118,21 @@ pub(super) fn run_all(timing: bool, only: &[String], contenders: &[Contender]) {
             });
         }
     }
+    // The AVX-512 kernel reading each block on its own, where its row reads
+    // blocks that start inside a line as whole lines (the `vec` layout).
+    let avx512 = __bench::kernels().find(|&k| k == "avx512");
+    if let Some(choice) = avx512.map(__bench::Choice::new) {
+        if choice.tuning().avx512_whole_lines {
+            let choice = choice.tuned(__bench::Tuning {
+                avx512_whole_lines: false,
+                ..choice.tuning()
+            });
+            all.push(Contender {
+                name: "avx512, block by block".into(),
+                run: Box::new(move |msgs, out| __bench::digest_many_into(choice, msgs, out)),
+            });
+        }
+    }
     let contenders: Vec<&Contender> = contenders.iter().chain(&all).collect();
     for p in &pairs {
         let msgs = [p.aligned.messages(), p.offset.messages()];

@@ -6,10 +6,12 @@
 //!
 //! Choices: groups at full width (64 × 64 KiB, 64 × 1 KiB), in short sets
 //! (1000 × 64 B) and past the caches (128 × 1 MiB); `ymm` for few lanes (8
-//! and 24 × 64 KiB); the prefetch distance (64 × 2 MiB); and the stagger of
-//! equal messages 4 KiB apart, in lockstep or 4 to 32 delays, from a page
-//! and from 16 bytes past one (64 × 4, 16 and 64 KiB, each against the
-//! same messages 320 bytes further apart). Whether the body loads a block
+//! and 24 × 64 KiB); the prefetch distance (64 × 2 MiB); whether blocks
+//! that start inside a line are read as whole lines (64 × 4 and 16 KiB, 16
+//! bytes past a page, 4 KiB apart, in lockstep); and the stagger of equal
+//! messages 4 KiB apart, in lockstep or 4 to 32 delays, from a page and
+//! from 16 bytes past one (64 × 4, 16 and 64 KiB, each against the same
+//! messages 320 bytes further apart). Whether the body loads a block
 //! ahead is compiled per ISA (`LaneVector::LOADS_AHEAD`), not measured
 //! here.
 
@@ -171,6 +173,27 @@ pub(super) fn run() {
         &time(base, &prefetch, &far.messages()),
     )];
 
+    let names = ["blocks", "lines"].map(String::from);
+    let lines = [false, true].map(|on| Tuning {
+        avx512_whole_lines: on,
+        ..now.with_stagger(Stagger::OFF)
+    });
+    let mut votes = 0;
+    for len in [4 << 10, 16 << 10] {
+        let crowded = Equal::new(64, len, len, 16);
+        let ns = time(base, &lines, &crowded.messages());
+        let what = format!("whole lines, 64 x {} KiB vec", len >> 10);
+        // Only a win by more than the noise.
+        report(&what, &names, &ns);
+        votes += usize::from(ns[1] * 1.05 < ns[0]);
+    }
+    row.avx512_whole_lines = votes == 2;
+    // The stagger, measured with the lines as chosen.
+    let base = base.tuned(Tuning {
+        avx512_whole_lines: row.avx512_whole_lines,
+        ..now
+    });
+
     let spreads: [u16; 5] = [1, 4, 8, 16, 32];
     let staggers: Vec<Stagger> = spreads.iter().map(|&s| Stagger::forced(s)).collect();
     let names: Vec<String> = spreads.iter().map(|s| format!("s{s}")).collect();
@@ -205,12 +228,17 @@ pub(super) fn run() {
     };
 
     println!("\n  field                       in force   measured here");
-    let fields: [(&str, u16, u16); 7] = [
+    let fields: [(&str, u16, u16); 8] = [
         ("groups", now.groups, row.groups),
         ("short_groups", now.short_groups, row.short_groups),
         ("memory_groups", now.memory_groups, row.memory_groups),
         ("ymm_lanes", now.ymm_lanes, row.ymm_lanes),
         ("avx512_prefetch", now.avx512_prefetch, row.avx512_prefetch),
+        (
+            "avx512_whole_lines",
+            now.avx512_whole_lines.into(),
+            row.avx512_whole_lines.into(),
+        ),
         (
             "avx512_stagger.blocks_per_delay",
             now.avx512_stagger.blocks_per_delay,

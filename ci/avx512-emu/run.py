@@ -221,10 +221,12 @@ class Md5Multi:
     def __init__(self, guest, syms):
         self.g, self.syms = guest, syms
 
-    def _msgs(self, msgs):
+    def _msgs(self, msgs, align=1, shift=0):
+        """The guest's table of `msgs`, each put `shift` bytes past a
+        multiple of `align`."""
         table = b""
         for m in msgs:
-            table += struct.pack("<QQ", self.g.put(m, 1), len(m))
+            table += struct.pack("<QQ", self.g.put(bytes(shift) + m, align) + shift, len(m))
         return self.g.put(table, 8)
 
     def backend(self, xcr0=XCR0_AVX512):
@@ -239,9 +241,12 @@ class Md5Multi:
     def set_stagger(self, spread):
         self.g.call(self.syms["guest_set_stagger_spread"], spread)
 
-    def digest_many(self, msgs, trace=None):
+    def set_whole_lines(self, on):
+        self.g.call(self.syms["guest_set_whole_lines"], int(on))
+
+    def digest_many(self, msgs, trace=None, align=1, shift=0):
         self.g.brk = DATA
-        table = self._msgs(msgs)
+        table = self._msgs(msgs, align, shift)
         out = self.g.put(bytes(16 * len(msgs)))
         self.g.call(self.syms["guest_digest_many"], table, len(msgs), out, trace=trace)
         return [self.g.get(out + 16 * i, 16) for i in range(len(msgs))]
@@ -448,6 +453,31 @@ def main():
         check(err is None and total > 0 and bad == 0,
               f"{16 * groups} lanes: {total - bad} of {total} digests equal hashlib's "
               f"({err or 'no exception, no panic'}, {time.perf_counter() - t0:.1f} s)")
+
+    print("== suites: equal messages 4 KiB apart inside a line, read as whole lines, against hashlib")
+    mm.set_whole_lines(True)
+    for groups in (2, 4):
+        mm.set_groups(groups)
+        t0 = time.perf_counter()
+        total = bad = 0
+        err = None
+        try:
+            # Starts at a word inside a line (whole lines) and at an odd
+            # byte (block by block); one block, and more than the ring's
+            # four.
+            for shift in (4, 16, 60, 33):
+                for blocks in (1, 3, 9):
+                    for count in (17, 64):
+                        msgs = [rng.randbytes(64 * blocks) for _ in range(count)]
+                        got = mm.digest_many(msgs, align=4096, shift=shift)
+                        total += count
+                        bad += sum(g != md5(m) for g, m in zip(got, msgs))
+        except GuestError as e:
+            err = str(e)
+        check(err is None and total > 0 and bad == 0,
+              f"{16 * groups} lanes: {total - bad} of {total} digests equal hashlib's "
+              f"({err or 'no exception, no panic'}, {time.perf_counter() - t0:.1f} s)")
+    mm.set_whole_lines(False)
 
     print("== suites: digest_offsets_into and the affixed forms against hashlib")
     for groups in (2, 4):

@@ -7,6 +7,10 @@
 //! there. `cargo bench --bench multi -- tune` measures every choice on the
 //! CPU at hand and prints the row it would choose beside the row in force.
 
+/// Lanes starting in one L1 set above which they crowd it: staggered
+/// (`scheduler/stagger.rs`), or read as whole lines (`kernel/lines.rs`).
+pub(crate) const CROWD: usize = 4;
+
 /// When equal whole-block messages whose starts crowd one L1 set (a
 /// multiple of 4 KiB apart) start a block apart, lane by lane, instead of
 /// in lockstep (`scheduler/stagger.rs`).
@@ -81,6 +85,10 @@ pub struct Tuning {
     pub avx512_prefetch: u16,
     /// The same for the AVX2 body.
     pub avx2_prefetch: u16,
+    /// Whether the AVX-512 kernel reads lanes whose blocks all start at
+    /// one word inside a cache line as whole aligned lines, each loaded
+    /// once (`kernel/lines.rs`), not block by block.
+    pub avx512_whole_lines: bool,
     /// The AVX-512 kernel's stagger.
     pub avx512_stagger: Stagger,
     /// The AVX2 kernel's stagger.
@@ -129,6 +137,8 @@ impl Tuning {
         avx512_prefetch: 0,
         // "Tuning rows" (prefetch): measured on Zen 3, kept everywhere.
         avx2_prefetch: 512,
+        // Not measured on Intel.
+        avx512_whole_lines: false,
         avx512_stagger: AVX512_STAGGER,
         // "Equal messages 4 KiB apart": AVX2 lost to staggering on Intel.
         avx2_stagger: Stagger::OFF,
@@ -159,13 +169,12 @@ impl Tuning {
         // "Tuning rows" (tune, Zen 4): 64 × 2 MiB faster with it.
         avx512_prefetch: 512,
         avx2_prefetch: 512,
-        // "Equal messages 4 KiB apart, Zen 4": starts on a line lose
-        // little in lockstep; starts inside one (a `Vec`'s) lose a
-        // quarter, and staggered from 16 blocks a delay most of it back.
-        avx512_stagger: Stagger {
-            split_blocks_per_delay: 16,
-            ..AVX512_STAGGER
-        },
+        // "Equal messages 4 KiB apart, Zen 4": starts inside a line (a
+        // `Vec`'s) lose a quarter block by block, and in lockstep as whole
+        // lines little more than starts on a line.
+        avx512_whole_lines: true,
+        // The same table: whole lines in lockstep ahead of a stagger.
+        avx512_stagger: AVX512_STAGGER,
         avx2_stagger: AVX2_STAGGER_AMD,
         other_stagger: Stagger::OFF,
     };
@@ -186,6 +195,8 @@ impl Tuning {
         // "Tuning rows" (prefetch, Zen 5): ETag parts from memory.
         avx512_prefetch: 512,
         avx2_prefetch: 512,
+        // Not measured on Zen 5.
+        avx512_whole_lines: false,
         // Sets over 32 lanes in lockstep: `AVX512_STAGGER`.
         avx512_stagger: AVX512_STAGGER,
         avx2_stagger: AVX2_STAGGER_AMD,
@@ -291,15 +302,23 @@ mod tests {
             assert_eq!(plan(t, set(64, 1 << 17, true, false)).spread, 1);
             assert_eq!(plan(t, set(32, 1 << 17, false, true)).spread, 1);
         }
-        // Starts inside a line on Zen 4: the spread shrinks with length.
+        // Starts inside a line as on one, in every row (Zen 4 reads them
+        // as whole lines); a row may shrink the spread with length.
         let z = Tuning::ZEN4;
-        assert_eq!(plan(z, set(32, 1024, true, true)).spread, 32);
-        assert_eq!(plan(z, set(32, 256, true, true)).spread, 17);
-        assert_eq!(plan(z, set(32, 64, true, true)).spread, 5);
-        assert_eq!(plan(z, set(32, 15, true, true)).spread, 1);
-        // Elsewhere as on a line.
-        assert_eq!(plan(Tuning::INTEL, set(32, 1024, true, true)).spread, 1);
-        assert_eq!(plan(Tuning::ZEN5, set(32, 4000, true, true)).spread, 32);
+        for t in [Tuning::INTEL, z, Tuning::ZEN5] {
+            assert_eq!(plan(t, set(32, 1024, true, true)).spread, 1);
+            assert_eq!(plan(t, set(32, 4000, true, true)).spread, 32);
+        }
+        let shrinking = Stagger {
+            split_blocks_per_delay: 16,
+            ..Tuning::INTEL.avx512_stagger
+        };
+        assert_eq!(shrinking.spread(32, 1024, true), 32);
+        assert_eq!(shrinking.spread(32, 64, true), 5);
+        assert_eq!(shrinking.spread(32, 15, true), 1);
+        assert_eq!(shrinking.spread(32, 1024, false), 1);
+        // Whole lines on Zen 4 only, until measured elsewhere.
+        assert!(z.avx512_whole_lines && !Tuning::INTEL.avx512_whole_lines);
         // Groups cover the busy lanes; `ymm` up to 24 lanes on Zen 4 only.
         assert_eq!(plan(z, set(17, 8, false, false)).groups, 2);
         assert!(plan(z, set(24, 8, false, false)).ymm);

@@ -8,12 +8,18 @@
 #![no_std]
 
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use md5::multi::{self, __bench::Choice};
+use md5::multi::{
+    self,
+    __bench::{Choice, Tuning},
+};
 
 /// The AVX-512 groups and the stagger spread `run.py` asked for (0: the
 /// tuning row's); the guest's own settings, passed with every call.
 static GROUPS: AtomicUsize = AtomicUsize::new(0);
 static SPREAD: AtomicUsize = AtomicUsize::new(0);
+/// Whether `run.py` asked for blocks inside a line read as whole lines
+/// (1), whatever the row says (0).
+static WHOLE_LINES: AtomicUsize = AtomicUsize::new(0);
 
 /// The kernel `multi::backend()` names, with the groups and spread asked
 /// for.
@@ -24,6 +30,12 @@ fn choice() -> Choice {
     }
     if let s @ 1.. = SPREAD.load(Relaxed) {
         choice = choice.stagger(s);
+    }
+    if WHOLE_LINES.load(Relaxed) == 1 {
+        choice = choice.tuned(Tuning {
+            avx512_whole_lines: true,
+            ..choice.tuning()
+        });
     }
     choice
 }
@@ -80,6 +92,14 @@ pub extern "C" fn guest_set_avx512_groups(groups: usize) {
 #[no_mangle]
 pub extern "C" fn guest_set_stagger_spread(spread: usize) -> usize {
     SPREAD.swap(spread, Relaxed)
+}
+
+/// Makes the AVX-512 kernel read blocks that start inside a cache line as
+/// whole lines where they crowd one L1 set (1), or as the tuning row says
+/// (0: the emulated CPU is an Intel, whose row does not).
+#[no_mangle]
+pub extern "C" fn guest_set_whole_lines(on: usize) {
+    WHOLE_LINES.store(on, Relaxed);
 }
 
 /// `md5::multi::digest_many_into` over `n` messages.

@@ -116,6 +116,25 @@ impl LaneVector for V16 {
         transpose16(r)
     }
 
+    const LOADS_LINES: bool = true;
+
+    #[inline(always)]
+    unsafe fn load_line(ptrs: &[*const u8], at: usize, back: usize, keep: u16) -> [Self; 16] {
+        // SAFETY: the caller vouches for AVX-512F.
+        let mut r = [unsafe { Self::splat(0) }; 16];
+        // A loop, as in `load_block`.
+        for (r, &p) in r.iter_mut().zip(&ptrs[..16]) {
+            // SAFETY: the caller vouches for AVX-512F and for the words
+            // `keep` selects at `p + at - back`; a masked load neither reads
+            // nor faults on the others, so the address may lie outside the
+            // lane's bytes (`wrapping_*`).
+            *r = Self(unsafe {
+                _mm512_maskz_loadu_epi32(keep, p.wrapping_add(at).wrapping_sub(back).cast())
+            });
+        }
+        transpose16(r)
+    }
+
     #[inline(always)]
     fn first(self) -> u32 {
         // SAFETY: `self` proves AVX-512F.

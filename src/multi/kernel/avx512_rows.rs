@@ -123,12 +123,14 @@ unsafe fn rows_of<const G: usize, const B: usize>(
 /// Hashes `16 * G` messages of `blocks` whole blocks each, at `ptrs`, from
 /// `start`, then their shared last block `last` (their padding), and
 /// writes message `i`'s digest to `out[i]`: the AVX-512 kernel's body from
-/// a splatted start, its state going straight out.
+/// a splatted start, its state going straight out; `split` as for the
+/// body's `compress`.
 ///
 /// # Safety
 ///
 /// The CPU has AVX-512F and VL; `ptrs[i]` is valid for reads of `blocks *
-/// 64` bytes for each `i < 16 * G`.
+/// 64` bytes for each `i < 16 * G`, and `4 * split` bytes past a multiple
+/// of 64 where `split` is not 0.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
 #[inline(never)]
 pub(super) unsafe fn equal_blocks<const G: usize>(
@@ -137,10 +139,11 @@ pub(super) unsafe fn equal_blocks<const G: usize>(
     last: &[u32; 16],
     start: [u32; 4],
     out: &mut [[u8; 16]],
+    split: usize,
 ) {
     assert!(out.len() == 16 * G);
     // SAFETY: the caller's contract is the body's.
-    let s = unsafe { body::compress_from::<V16, G>(start, ptrs, blocks, Some(last)) };
+    let s = unsafe { body::compress_from::<V16, G>(start, ptrs, blocks, Some(last), split) };
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };
 }

@@ -129,9 +129,9 @@ pub(crate) unsafe fn compress_lanes(
     // SAFETY: the caller's contract.
     unsafe {
         match used.div_ceil(8) {
-            1 => compress::<1>(state, ptrs, blocks, last, 0),
-            2 => compress::<2>(state, ptrs, blocks, last, 0),
-            _ => compress::<3>(state, ptrs, blocks, last, 0),
+            1 => compress::<1>(state, ptrs, blocks, last, 0, 0),
+            2 => compress::<2>(state, ptrs, blocks, last, 0, 0),
+            _ => compress::<3>(state, ptrs, blocks, last, 0, 0),
         }
     }
 }

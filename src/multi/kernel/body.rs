@@ -44,9 +44,10 @@ macro_rules! entry_points {
             blocks: usize,
             last: Option<&[u32; 16]>,
             prefetch: usize,
+            split: usize,
         ) {
             // SAFETY: the caller's contract is the body's, for this ISA.
-            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last, prefetch) }
+            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last, prefetch, split) }
         }
     };
     (@transpose $v:ty, $feature:literal) => {
@@ -118,11 +119,18 @@ struct NextBlock<'p, V, const G: usize> {
     live: bool,
 }
 
+/// The round at whose start the next block's words of group `g` of
+/// `groups` are loaded: the groups spread over the block's four rounds.
+#[inline(always)]
+pub(super) const fn load_round(g: usize, groups: usize) -> usize {
+    4 * g / groups
+}
+
 impl<V: LaneVector, const G: usize> AtRound for NextBlock<'_, V, G> {
     #[inline(always)]
     fn at_round(&mut self, round: usize) {
         for g in 0..G {
-            if self.live && 4 * g / G == round {
+            if self.live && load_round(g, G) == round {
                 // SAFETY: `live` means block `off / 64` is below `blocks`,
                 // so `off + 64` bytes are readable at each of the
                 // `V::LANES * G` pointers (`run_blocks`' caller); `rows`
@@ -144,11 +152,15 @@ impl<V: LaneVector, const G: usize> AtRound for NextBlock<'_, V, G> {
 /// or transposition. On calls of 2,048 blocks or more, each lane's line
 /// `prefetch` bytes ahead of its block is asked for (0: none), where the
 /// hardware prefetchers lose track of that many streams from memory.
+/// `split` (1 to 15) says that every lane's blocks start at that word of
+/// a cache line, to be read as whole lines (`lines.rs`); 0: block by block.
 ///
 /// # Safety
 ///
 /// The CPU has `V`'s ISA, and `ptrs[i]` is valid for reads of `blocks * 64`
-/// bytes for each `i < V::LANES * G`.
+/// bytes for each `i < V::LANES * G`; a nonzero `split` only where
+/// `V::LOADS_LINES` and each `ptrs[i]` is `4 * split` bytes past a multiple
+/// of 64.
 #[inline(always)]
 pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     state: &mut LaneStates,
@@ -156,6 +168,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     blocks: usize,
     last: Option<&[u32; 16]>,
     prefetch: usize,
+    split: usize,
 ) {
     const { assert!(G >= 1) };
     let w = V::LANES;
@@ -173,7 +186,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     }
 
     // SAFETY: the caller's contract.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last, prefetch) };
+    unsafe { run_blocks(&mut s, ptrs, blocks, last, prefetch, split) };
 
     for (r, v) in state.rows.iter_mut().zip(s) {
         for (g, x) in v.into_iter().enumerate() {
@@ -196,12 +209,13 @@ pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
+    split: usize,
 ) -> [[V; G]; 4] {
     assert!(V::LANES * G <= ptrs.len());
     // SAFETY: the caller vouches for the ISA.
     let mut s = start.map(|x| [unsafe { V::splat(x) }; G]);
     // SAFETY: the caller's contract. Short messages: nothing to prefetch.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last, 0) };
+    unsafe { run_blocks(&mut s, ptrs, blocks, last, 0, split) };
     s
 }
 
@@ -216,6 +230,39 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
+    distance: usize,
+    split: usize,
+) {
+    if V::LOADS_LINES && split > 0 {
+        // SAFETY: the caller's contract, `split` included.
+        unsafe { super::lines::run_blocks(s, ptrs, blocks, distance, split) };
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { run_block_by_block(s, ptrs, blocks, distance) };
+    }
+    if let Some(words) = last {
+        let mut sums = SharedSums {
+            words,
+            rc: rc_table::<V>(),
+            mk: [0; 64],
+        };
+        md5_steps!(sums);
+        // SAFETY: `opaque(0)` is 0: the pointer is `mk`'s 64 words.
+        let mk = unsafe { sums.mk.as_ptr().add(opaque(0)) };
+        block(s, &Shared { mk }, ());
+    }
+}
+
+/// [`run_blocks`]' blocks, each loaded on its own.
+///
+/// # Safety
+///
+/// As for [`compress`].
+#[inline(always)]
+unsafe fn run_block_by_block<V: LaneVector, const G: usize>(
+    s: &mut [[V; G]; 4],
+    ptrs: &BlockPtrs,
+    blocks: usize,
     distance: usize,
 ) {
     // Two buffers of words where `V` loads ahead: block `blk`'s in `blk %
@@ -258,18 +305,6 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
             live: V::LOADS_AHEAD && blk + 1 < blocks,
         };
         block(s, &Loaded { m, rc }, next);
-    }
-
-    if let Some(words) = last {
-        let mut sums = SharedSums {
-            words,
-            rc: rc_table::<V>(),
-            mk: [0; 64],
-        };
-        md5_steps!(sums);
-        // SAFETY: `opaque(0)` is 0: the pointer is `mk`'s 64 words.
-        let mk = unsafe { sums.mk.as_ptr().add(opaque(0)) };
-        block(s, &Shared { mk }, ());
     }
 }
 

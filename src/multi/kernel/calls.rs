@@ -46,14 +46,14 @@ impl Kernel {
                     sse2::compress,
                     groups,
                     [1, 2; 3],
-                    (state, ptrs, blocks, last, 0)
+                    (state, ptrs, blocks, last, 0, 0)
                 ),
                 #[cfg(md5_sse2)]
                 Isa::Avx2 => with_groups!(
                     avx2::compress,
                     groups,
                     [1, 2; 3],
-                    (state, ptrs, blocks, last, self.prefetch())
+                    (state, ptrs, blocks, last, self.prefetch(), 0)
                 ),
                 #[cfg(md5_sse2)]
                 Isa::Avx512 if used <= avx512_ymm::MOST_LANES && self.tuning.runs_ymm(used) => {
@@ -64,7 +64,14 @@ impl Kernel {
                     avx512::compress,
                     groups,
                     [1, 2, 3; 4],
-                    (state, ptrs, blocks, last, self.prefetch())
+                    (
+                        state,
+                        ptrs,
+                        blocks,
+                        last,
+                        self.prefetch(),
+                        self.split_word(ptrs, 16 * groups)
+                    )
                 ),
                 #[cfg(md5_neon)]
                 Isa::Neon => {
@@ -72,7 +79,7 @@ impl Kernel {
                         neon::compress,
                         groups,
                         [1; 2],
-                        (state, ptrs, blocks, last, 0)
+                        (state, ptrs, blocks, last, 0, 0)
                     )
                 }
             }
@@ -127,6 +134,39 @@ impl Kernel {
 }
 
 impl Kernel {
+    /// The word of a cache line (1 to 15) at which each of the blocks at
+    /// `ptrs[..lanes]` starts, where the AVX-512 kernel's row reads such
+    /// blocks as whole lines (`lines.rs`, [`Tuning::avx512_whole_lines`])
+    /// and they crowd the L1 set of the first (more than `CROWD` start in
+    /// it, the second among them); 0 for blocks read one by one.
+    #[allow(dead_code)] // targets without AVX-512 never call it
+    fn split_word(self, ptrs: &BlockPtrs, lanes: usize) -> usize {
+        #[cfg(md5_sse2)]
+        if self.isa == Isa::Avx512 && self.tuning.avx512_whole_lines && lanes >= 2 {
+            let first = ptrs[0] as usize;
+            // The second lane first: one test turns away most calls.
+            let word = first % 64 / 4;
+            if (ptrs[1] as usize ^ first) & 0xfff != 0 || word == 0 || !first.is_multiple_of(4) {
+                return 0;
+            }
+            let mut crowd = 0;
+            for &p in &ptrs[..lanes] {
+                let apart = p as usize ^ first;
+                if !apart.is_multiple_of(64) {
+                    return 0;
+                }
+                crowd += usize::from(apart & 0xfc0 == 0);
+            }
+            return if crowd > crate::multi::tuning::CROWD {
+                word
+            } else {
+                0
+            };
+        }
+        let _ = (ptrs, lanes);
+        0
+    }
+
     /// Whether [`Kernel::rows`] runs on this kernel and CPU: the AVX-512
     /// kernel where the CPU has AVX-512BW too.
     pub(crate) fn builds_rows(self) -> bool {
@@ -217,7 +257,14 @@ impl Kernel {
                     avx512_rows::equal_blocks,
                     out.len() / 16,
                     [1, 2, 3; 4],
-                    (ptrs, blocks, pad, start.state, out)
+                    (
+                        ptrs,
+                        blocks,
+                        pad,
+                        start.state,
+                        out,
+                        self.split_word(ptrs, out.len())
+                    )
                 ),
             }
         }

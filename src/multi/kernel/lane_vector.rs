@@ -103,6 +103,27 @@ pub(super) trait LaneVector: Copy {
     /// and each `ptrs[j]` is valid for reads of `off + 64` bytes.
     unsafe fn load_block(ptrs: &[*const u8], off: usize) -> [Self; 16];
 
+    /// Whether the lane vector has [`LaneVector::load_line`], so that the
+    /// body can read blocks that start inside a cache line as whole
+    /// aligned lines (`lines.rs`).
+    const LOADS_LINES: bool = false;
+
+    /// The words `keep` selects (bit `w`, word `w`; the others 0) of the 64
+    /// bytes `back` bytes before `ptrs[j] + at`, for each lane `j <
+    /// LANES`, word-major as [`LaneVector::load_block`]. Nothing outside
+    /// the selected words is read.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has the ISA of `Self`, [`LaneVector::LOADS_LINES`] is true,
+    /// `ptrs` has at least `LANES` entries, and the selected words are
+    /// readable at each of them.
+    #[inline(always)]
+    unsafe fn load_line(ptrs: &[*const u8], at: usize, back: usize, keep: u16) -> [Self; 16] {
+        let _ = (ptrs, at, back, keep);
+        unreachable!("only lane vectors with LOADS_LINES load lines")
+    }
+
     /// Lane 0.
     fn first(self) -> u32;
 

@@ -28,6 +28,8 @@ mod avx512_rows;
 #[cfg(md5_sse2)]
 pub(crate) mod avx512_ymm;
 mod digests;
+#[cfg(any(md5_sse2, md5_neon))]
+mod lines;
 #[cfg(md5_neon)]
 mod neon;
 mod portable;

@@ -18,10 +18,7 @@
 use super::state::Scheduler;
 use crate::multi::kernel::Kernel;
 use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
-use crate::multi::tuning::SetShape;
-
-/// Lanes in one L1 set per block above which lanes are staggered.
-const CROWD: usize = 4;
+use crate::multi::tuning::{SetShape, CROWD};
 
 /// Each lane's delay in blocks for the messages of `blocks` blocks at
 /// `ptrs`, one a lane, on `kernel`; `None` where they run best in lockstep:
