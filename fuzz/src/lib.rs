@@ -85,15 +85,18 @@ pub fn fill(pool: &[u8], len: usize) -> Vec<u8> {
 
 /// MD5 of `msg` from `md5::__soft_compress` and RFC 1321's padding, written
 /// out here: the oracle for everything that is not the soft backend itself.
+/// The whole blocks are read in place; only the padded tail is copied.
 pub fn soft_digest(msg: &[u8]) -> [u8; 16] {
     let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-    let mut padded = msg.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
-    }
-    padded.extend_from_slice(&((msg.len() as u64).wrapping_mul(8)).to_le_bytes());
-    md5::__soft_compress(&mut state, &blocks(&padded));
+    let (whole, tail) = msg.as_chunks::<64>();
+    md5::__soft_compress(&mut state, whole);
+    // The tail, the marker, zeros to 56 bytes into a block, the bit length.
+    let mut padded = [0u8; 128];
+    padded[..tail.len()].copy_from_slice(tail);
+    padded[tail.len()] = 0x80;
+    let end = if tail.len() < 56 { 64 } else { 128 };
+    padded[end - 8..end].copy_from_slice(&((msg.len() as u64).wrapping_mul(8)).to_le_bytes());
+    md5::__soft_compress(&mut state, &padded.as_chunks::<64>().0[..end / 64]);
     let mut out = [0; 16];
     for (o, w) in out.chunks_exact_mut(4).zip(state) {
         o.copy_from_slice(&w.to_le_bytes());
