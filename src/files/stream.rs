@@ -13,9 +13,9 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::vec::Vec;
 
 /// Read size when the hashing thread reads for itself. Larger reads cost
-/// more system time per byte here (measured: 128 KiB and up cost 2-3x the
-/// kernel time of 64 KiB for a file in the page cache), as the copy no
-/// longer stays in cache.
+/// more system time per byte, as the copy no longer stays in cache (128
+/// KiB and up against 64 KiB, a file in the page cache, on Zen 3:
+/// benches/RESULTS.md, "md5sum: `benches/cli.sh`").
 const INLINE_READ: usize = 64 * 1024;
 /// Buffers the reader thread fills ahead, and the size of each: on another
 /// core the cost of a large copy matters less than the hand-overs saved

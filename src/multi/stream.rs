@@ -8,9 +8,10 @@
 
 /// Outputs of at least this many bytes a call go past the caches. On the
 /// Intel Xeon (family 6 model 207), 8-64 B rows to hex
-/// (`hex_offsets_into`): 1.09-1.22x at 1M rows (32 MB), 1.02-1.19x at 128
-/// Ki and 256 Ki rows, 1.02x at 64 Ki (2 MB) and 0.95x at 16 Ki (512 KB,
-/// whose output a plain store leaves in L2); benches/RESULTS.md.
+/// (`hex_offsets_into`) gained most at 1M rows (32 MB), less at 128 Ki
+/// (4 MB) and 256 Ki rows, barely at 64 Ki (2 MB), and lost at 16 Ki
+/// (512 KB, whose output a plain store leaves in L2): benches/RESULTS.md,
+/// "Intel Xeon again: buckets, sets with an end, outputs past the caches".
 const PAST_CACHE_BYTES: usize = 4 << 20;
 
 /// Rows a piece: 4 KiB of hex, in L1 between its encoding and its copy.

@@ -2,9 +2,10 @@
 //! bytes each: HTTP's `Content-MD5` form, 22 characters and `==`.
 //!
 //! With AVX-512 VBMI (detected at run time) eight digests are encoded at a
-//! time, three 512-bit vectors of characters (`avx512` below; 1M 8-64 B
-//! rows to base64 1.07-1.11x faster than through AVX2 on the Intel Xeon,
-//! family 6 model 207, with large outputs past the caches). With AVX2
+//! time, three 512-bit vectors of characters (`avx512` below; faster than
+//! AVX2 on the Intel Xeon, family 6 model 207, over 1M short rows with
+//! large outputs past the caches: benches/RESULTS.md, "Intel Xeon again:
+//! buckets, sets with an end, outputs past the caches"). With AVX2
 //! (detected at run time, as for the kernels) two digests are
 //! encoded at a time, one per 128-bit half of a vector: a byte shuffle puts
 //! each 3 bytes in a 32-bit lane, two multiplies shift the four 6-bit

@@ -13,9 +13,11 @@ use crate::multi::stream;
 /// Rows a chunk: 64 KiB of digests, in L2 with the chunk's output. Enough
 /// rows that a chunk's short-row buckets (`scheduler/buckets.rs`, which
 /// want 256 rows left) cover all but its last few, and their last sets,
-/// partly full, are few: 8-64 B rows to hex 1.01-1.11x faster than at 512,
-/// 1024 or 2048 rows on the Intel Xeon (family 6 model 207; with windows,
-/// 1.06x than at 1024 on Zen 4, and 16384 no faster).
+/// partly full, are few: 8-64 B rows to hex ran faster than at 512, 1024
+/// or 2048 rows on the Intel Xeon (family 6 model 207: benches/RESULTS.md,
+/// "Intel Xeon again: buckets, sets with an end, outputs past the
+/// caches"), and with windows faster than at 1024 on Zen 4, where 16384
+/// was no faster ("Short rows, columns and messages in pieces").
 ///
 /// The buffer is on the heap: on the stack its 64 KiB, with the
 /// scheduler's, overflowed a 128 KiB thread stack (musl's default, which

@@ -3,8 +3,9 @@
 //! set's shared padding block, the digests going straight from the state
 //! registers to their slots. The scheduler's own way for such sets stores
 //! the start state for every lane and takes the digests out of memory
-//! four lanes at a time: 1000 messages of 64 bytes ran 1.06-1.08x faster
-//! this way on Zen 3 (benches/RESULTS.md).
+//! four lanes at a time; this way skips both, and ran faster on Zen 3 over
+//! 64-byte messages (benches/RESULTS.md, "Short rows, columns and messages
+//! in pieces").
 
 use super::avx2::V8;
 use super::body;

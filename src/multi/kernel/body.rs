@@ -270,8 +270,9 @@ unsafe fn run_block_by_block<V: LaneVector, const G: usize>(
     let mut words = [const { core::mem::MaybeUninit::<[[V; 16]; G]>::uninit() }; 2];
     let buf = words.as_mut_ptr();
     // Long calls only (128 KiB a lane or more): shorter messages tend to
-    // lie in cache, where the prefetches cost time (4% on Zen 3's AVX2
-    // over 8 to 64 KiB messages).
+    // lie in cache, where the prefetches cost time (Zen 3's AVX2 kernel
+    // over 8 to 64 KiB messages: benches/RESULTS.md, "Equal messages 4 KiB
+    // apart").
     let ahead = distance > 0 && blocks >= 2048;
     for blk in 0..blocks {
         if ahead {

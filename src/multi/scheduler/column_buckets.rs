@@ -6,13 +6,14 @@
 //! Rows a step cannot take (one longer than a lane's buffer among them,
 //! the last few of the batch) go one at a time.
 //!
-//! On the Intel Xeon (family 6 model 167), 1M rows through
-//! `digest_offsets_into`: 8-64 B 1.11-1.14x the loop of `buckets.rs`,
-//! 0-200 B 1.01-1.05x, to hex 1.12-1.14x. That loop took 4.7 ns a row
-//! without the kernel: each row built from its offsets, prefetched five
-//! times, its bucket found and stored to, one row at a time. Buckets that
-//! also kept their rows' starts and lengths (two more compresses a count,
-//! no offsets read when a set runs) gained less: 1.05-1.09x, 0.97-1.01x.
+//! On the Intel Xeon (family 6 model 167) this runs faster than the loop
+//! of `buckets.rs`, most on 8-64 B rows and their hex, least on 0-200 B
+//! rows. That loop's work besides the kernel went one row at a time: each
+//! row built from its offsets, prefetched five times, its bucket found and
+//! stored to. Buckets that also kept their rows' starts and lengths (two
+//! more compresses a count, no offsets read when a set runs) gained less
+//! (benches/RESULTS.md, "Intel Xeon, family 6 model 167: a column's rows
+//! sixteen a step, three short groups").
 
 use super::buckets::LONGS;
 use super::pad::padded_blocks;

@@ -112,8 +112,9 @@ impl<'a> Scheduler<'a> {
     /// one kernel call over their whole blocks in place, then one over
     /// their ends, copied with their padding into the lanes' buffers.
     /// (Through the queue each lane of such a set was started, stepped and
-    /// retired on its own: 1,000-byte messages took 118 ns each where
-    /// 1,024-byte ones took 101.)
+    /// retired on its own, and such messages cost clearly more than
+    /// slightly longer whole-block ones: benches/RESULTS.md, "Intel Xeon
+    /// again: buckets, sets with an end, outputs past the caches".)
     #[inline(always)]
     pub(super) fn run_tailed<M: Message<'a>>(
         &mut self,

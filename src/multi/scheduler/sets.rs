@@ -17,22 +17,24 @@ use core::mem::MaybeUninit;
 
 /// The most blocks (with padding) of the messages [`Scheduler::run_tailed`]
 /// hashes. On the Intel Xeon (family 6 model 207), 64 messages of one
-/// length through it against the queue's lanes, in one process: 1,000 B
-/// 1.14-1.23x, 3,000 B 1.02-1.03x, 10,000 B 0.98-1.15x, but 65,537 and
-/// 100,001 B 0.94-0.99x, though the kernel's calls are the same
-/// (benches/RESULTS.md).
+/// length ran faster through it than through the queue's lanes at 1,000
+/// bytes, less so at 3,000 and unevenly at 10,000, but slower at 64 KiB
+/// and more, though the kernel's calls are the same (benches/RESULTS.md,
+/// "Intel Xeon again: buckets, sets with an end, outputs past the
+/// caches").
 const TAILED_MAX_BLOCKS: usize = 64;
 
 /// How far past each short row built in registers its set asks for the
 /// cache line, in bytes: where the batch lies back to back (a column,
 /// slices of one buffer), a row some way on (32 rows of 32 bytes). The
 /// kernel's masked loads do not draw the hardware prefetchers along. On
-/// AMD Zen 5 (family 0x1A model 2), 1M rows of 32 B in one buffer, best of
-/// 1.5 s: 10.3-10.7 ns a row without, 5.0-5.5 at 1,024 bytes ahead,
-/// 5.2-5.3 at 2,048, 5.5 at 4,096 (4.7 with all rows in L2); asking for
-/// the row 64 rows on by index instead, 6.1. The same rows in random
-/// order: 23 ns either way. Rows of 128 and 192 bytes read 27-30 and 55-94
-/// ns from memory against 16 for 128 in L2, with one line a row or two.
+/// AMD Zen 5 (family 0x1A model 2), rows of 32 B in one buffer, too many
+/// for the caches, ran far faster with it, close to their speed in L2;
+/// 1,024 bytes ahead did no worse than 2 or 4 KiB, and asking for a row
+/// some rows on by index did less well. Rows in random order gain nothing, and
+/// rows of 128 and 192 bytes still run well below their speed in L2
+/// (benches/RESULTS.md, "AMD Zen 5, family 26 model 2: rows prefetched, no
+/// memset").
 const ROW_PREFETCH_AHEAD: usize = 1024;
 
 impl<'a> Scheduler<'a> {
@@ -84,18 +86,20 @@ impl<'a> Scheduler<'a> {
         // (`Kernel::rows`), if it can.
         let in_registers = S::Message::PLAIN && self.rows_in_registers;
         // Whole-block rows of 128 and 192 bytes run faster built in
-        // registers than in place with the shared padding block (1M rows
-        // on Zen 4: 1.13-1.35x); those of 64 bytes slower (0.73-0.83x).
+        // registers than in place with the shared padding block, those of
+        // 64 bytes slower (Zen 4: benches/RESULTS.md, "Short rows, columns
+        // and messages in pieces").
         let equal = equal && !(in_registers && (128..=192).contains(&len));
         // Other sets of short messages may take more lanes than the kernel
         // runs at full width (`Kernel::short_lanes`), if the batch has them:
         // they share the cost of the set's copies and calls. Rows built in
-        // registers have none, and run fastest at full width (Zen 4: 9.2
-        // ns a 32-byte row at two groups, 9.8 at three).
+        // registers have none, and run fastest at full width (Zen 4: two
+        // groups ahead of three, the same section).
         let wide = blocks <= BUF_BLOCKS && (equal || !in_registers);
         // Not where that would leave less than a group for last: 64
-        // messages as 48 and 16 ran 0.92x of 32 and 32 (Intel Xeon, family
-        // 6 model 167).
+        // messages ran slower as 48 and 16 than as 32 and 32 (Intel Xeon,
+        // family 6 model 167: benches/RESULTS.md, "Intel Xeon, family 6
+        // model 167: a column's rows sixteen a step, three short groups").
         let left = source.count() - base;
         let rest = left.wrapping_sub(self.short_width);
         let tail_ok = rest == 0 || rest > self.short_width - self.width;

@@ -64,10 +64,11 @@ pub(super) struct Scheduler<'a> {
     pub(super) rows_in_registers: bool,
     /// Whether the batch's digests are written past the caches
     /// (`multi/stream.rs`): those of the sets `run_direct` hashes go to a
-    /// buffer first, then out by non-temporal stores (1M rows of 32 B
-    /// 1.01-1.08x on the Intel Xeon, family 6 model 207; the short-row
+    /// buffer first, then out by non-temporal stores (a little faster over
+    /// 1M rows of 32 B on the Intel Xeon, family 6 model 207; the short-row
     /// windows of the time, whose digests' slots were prefetched, gained
-    /// nothing).
+    /// nothing: benches/RESULTS.md, "Intel Xeon again: buckets, sets with
+    /// an end, outputs past the caches").
     pub(super) past_cache: bool,
     /// What every message continues.
     pub(super) start: Start,
