@@ -15,14 +15,7 @@ v1_2=$root/target/duckdb-1.2
 old=$root/target/duckdb-1.1
 cargo=(--locked --manifest-path duckdb/Cargo.toml)
 
-STEP_START=$SECONDS
-STEP_NAME=
-step() {
-    [ -z "$STEP_NAME" ] || printf -- '--- %s: %d s\n' "$STEP_NAME" $((SECONDS - STEP_START))
-    STEP_NAME=$*
-    STEP_START=$SECONDS
-    [ $# -eq 0 ] || printf -- '--- %s\n' "$*"
-}
+. "$root/ci/step.sh"
 
 step "fmt, clippy, unit tests, MSRV"
 cargo fmt --manifest-path duckdb/Cargo.toml --check

@@ -17,14 +17,7 @@ cd "$root"
 venv=${MD5X_VENV:-$root/target/python-venv}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/python}
 
-STEP_START=$SECONDS
-STEP_NAME=
-step() {
-    [ -z "$STEP_NAME" ] || printf -- '--- %s: %d s\n' "$STEP_NAME" $((SECONDS - STEP_START))
-    STEP_NAME=$*
-    STEP_START=$SECONDS
-    [ $# -eq 0 ] || printf -- '--- %s\n' "$*"
-}
+. "$root/ci/step.sh"
 
 step "python3 with venv"
 # Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.

@@ -63,14 +63,7 @@ WORK=$root/target/release-work
 # Versions this script was proven with; the workflow takes the same.
 TOOL_PINS=(maturin==1.16.0 ziglang==0.17.1 auditwheel==6.8.2 check-jsonschema==0.39.0)
 
-STEP_START=$SECONDS
-STEP_NAME=
-step() {
-    [ -z "$STEP_NAME" ] || printf -- '--- %s: %d s\n' "$STEP_NAME" $((SECONDS - STEP_START))
-    STEP_NAME=$*
-    STEP_START=$SECONDS
-    [ $# -eq 0 ] || printf -- '\n--- %s\n' "$*"
-}
+. "$root/ci/step.sh"
 fail() {
     echo "ci/release.sh: FAIL: $*" >&2
     exit 1
