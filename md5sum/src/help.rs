@@ -91,7 +91,7 @@ const PLATFORM_NOTE: &str = "";
 pub fn version() -> String {
     format!(
         "\
-md5sum (md-5) {}
+md5sum (md5sum-rs) {}
 MD5 backends: {} (one stream), {} with {} lanes (many streams)
 License MIT OR Apache-2.0.
 This is free software: you are free to change and redistribute it.

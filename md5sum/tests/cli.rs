@@ -468,7 +468,7 @@ fn usage_errors_and_option_spellings() {
     let r = exec(OURS, t.path(), &os(&["--ver", "-x"]), b"", &[]);
     assert_eq!(r.code, Some(0));
     let v = String::from_utf8(r.stdout).unwrap();
-    assert!(v.starts_with("md5sum (md-5) "), "{v}");
+    assert!(v.starts_with("md5sum (md5sum-rs) "), "{v}");
     let backends = format!(
         "MD5 backends: {} (one stream), {} with {} lanes (many streams)",
         md5::backend(),

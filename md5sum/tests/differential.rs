@@ -657,7 +657,7 @@ fn comparable(o: &Outcome, case: &Case, ours: bool) -> Outcome {
     let own = [
         &b"Usage: md5sum "[..],
         if ours {
-            b"md5sum (md-5) "
+            b"md5sum (md5sum-rs) "
         } else {
             b"md5sum (GNU coreutils) "
         },
