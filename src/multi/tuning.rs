@@ -170,8 +170,8 @@ impl Tuning {
         avx512_prefetch: 512,
         avx2_prefetch: 512,
         // "Equal messages 4 KiB apart, Zen 4": starts inside a line (a
-        // `Vec`'s) lose a quarter block by block, and in lockstep as whole
-        // lines little more than starts on a line.
+        // `Vec`'s) run far below starts on a line when read block by
+        // block, and near them as whole lines in lockstep.
         avx512_whole_lines: true,
         // The same table: whole lines in lockstep ahead of a stagger.
         avx512_stagger: AVX512_STAGGER,
