@@ -127,8 +127,9 @@
 //!   values, an ISA and a tuning row; `build.rs` names the targets that
 //!   build them, `md5_sse2` and `md5_neon`), `calls.rs` (a kernel call
 //!   dispatched to its ISA and group count), `digests.rs` (digests out of
-//!   the lanes), `body.rs` (a call's blocks, loaded a round ahead) and
-//!   `steps.rs` (MD5's 64 steps written once, generic over the lane
+//!   the lanes), `body.rs` (a call's blocks, loaded a round ahead),
+//!   `lines.rs` (blocks that start inside a cache line, read as whole
+//!   lines, each loaded once) and `steps.rs` (MD5's 64 steps written once, generic over the lane
 //!   vector of `lane_vector.rs` and the number of groups), `sse2.rs`,
 //!   `avx2.rs`, `avx512.rs`, `avx512_ymm.rs` and `neon.rs` (one lane
 //!   vector per ISA, with its own tricks and its `#[target_feature]` entry
