@@ -115,6 +115,23 @@ fn batches_run_on_a_small_stack() {
         });
         assert!(got == want_b64, "base64_offsets_into, {shape}");
     }
+    // Equal messages 4 KiB apart, one word into a line, as a `Vec`'s parts
+    // are: the rows that read them as whole lines (Zen 4's) keep a ring of
+    // words on the stack.
+    let buf = std::sync::Arc::new(rng.bytes(65 * 4096));
+    let skip = (4096 - buf.as_ptr() as usize % 4096) % 4096 + 16;
+    let part = |b: &[u8], i: usize| b[skip + i * 4096..][..4000].to_vec();
+    let want = digests(&(0..64).map(|i| part(&buf, i)).collect::<Vec<_>>());
+    let got = on_stack(plain_stack(), move || {
+        let msgs: Vec<&[u8]> = (0..64).map(|i| &buf[skip + i * 4096..][..4000]).collect();
+        let mut out = vec![[0u8; 16]; 64];
+        multi::digest_many_into(&msgs, &mut out);
+        out
+    });
+    assert_eq!(
+        got, want,
+        "digest_many_into, 64 parts 4 KiB apart inside a line"
+    );
 }
 
 #[test]

@@ -32,7 +32,7 @@ pub(super) unsafe fn equal_blocks<const G: usize>(
 ) {
     assert!(out.len() == 8 * G);
     // SAFETY: the caller's contract is the body's.
-    let s = unsafe { body::compress_from::<V8, G>(start, ptrs, blocks, Some(last), 0) };
+    let s = unsafe { body::compress_from::<V8, G, false>(start, ptrs, blocks, Some(last), 0) };
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };
 }

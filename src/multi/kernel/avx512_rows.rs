@@ -144,8 +144,34 @@ pub(super) unsafe fn equal_blocks<const G: usize>(
     split: usize,
 ) {
     assert!(out.len() == 16 * G);
+    // SAFETY: the caller's contract.
+    unsafe {
+        if split > 0 {
+            equal_read::<G, true>(ptrs, blocks, last, start, out, split)
+        } else {
+            equal_read::<G, false>(ptrs, blocks, last, start, out, 0)
+        }
+    }
+}
+
+/// [`equal_blocks`] reading whole lines or block by block, each way a
+/// frame of its own (as the body's `compress_read`).
+///
+/// # Safety
+///
+/// As for [`equal_blocks`], with `split` not 0 where `LINES`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw")]
+#[inline(never)]
+unsafe fn equal_read<const G: usize, const LINES: bool>(
+    ptrs: &crate::multi::state::BlockPtrs,
+    blocks: usize,
+    last: &[u32; 16],
+    start: [u32; 4],
+    out: &mut [[u8; 16]],
+    split: usize,
+) {
     // SAFETY: the caller's contract is the body's.
-    let s = unsafe { body::compress_from::<V16, G>(start, ptrs, blocks, Some(last), split) };
+    let s = unsafe { body::compress_from::<V16, G, LINES>(start, ptrs, blocks, Some(last), split) };
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };
 }

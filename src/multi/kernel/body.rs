@@ -46,8 +46,36 @@ macro_rules! entry_points {
             prefetch: usize,
             split: usize,
         ) {
+            // SAFETY: the caller's contract, for this ISA.
+            unsafe {
+                if <$v as super::lane_vector::LaneVector>::LOADS_LINES && split > 0 {
+                    compress_read::<G, true>(state, ptrs, blocks, last, prefetch, split)
+                } else {
+                    compress_read::<G, false>(state, ptrs, blocks, last, prefetch, 0)
+                }
+            }
+        }
+
+        /// [`compress`] reading whole lines or block by block, each way a
+        /// frame of its own: the ring of words of whole lines (`lines.rs`)
+        /// takes stack only where it is used, and unoptimised builds do
+        /// not stack one body's frame on the other's.
+        ///
+        /// # Safety
+        ///
+        /// As for [`compress`], and as for the body's with `LINES`.
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe fn compress_read<const G: usize, const LINES: bool>(
+            state: &mut crate::multi::state::LaneStates,
+            ptrs: &crate::multi::state::BlockPtrs,
+            blocks: usize,
+            last: Option<&[u32; 16]>,
+            prefetch: usize,
+            split: usize,
+        ) {
             // SAFETY: the caller's contract is the body's, for this ISA.
-            unsafe { super::body::compress::<$v, G>(state, ptrs, blocks, last, prefetch, split) }
+            unsafe { super::body::compress::<$v, G, LINES>(state, ptrs, blocks, last, prefetch, split) }
         }
     };
     (@transpose $v:ty, $feature:literal) => {
@@ -152,17 +180,18 @@ impl<V: LaneVector, const G: usize> AtRound for NextBlock<'_, V, G> {
 /// or transposition. On calls of 2,048 blocks or more, each lane's line
 /// `prefetch` bytes ahead of its block is asked for (0: none), where the
 /// hardware prefetchers lose track of that many streams from memory.
-/// `split` (1 to 15) says that every lane's blocks start at that word of
-/// a cache line, to be read as whole lines (`lines.rs`); 0: block by block.
+/// With `LINES`, every lane's blocks start at word `split` (1 to 15) of a
+/// cache line and are read as whole lines (`lines.rs`); without, block by
+/// block (`split` unused).
 ///
 /// # Safety
 ///
 /// The CPU has `V`'s ISA, and `ptrs[i]` is valid for reads of `blocks * 64`
-/// bytes for each `i < V::LANES * G`; a nonzero `split` only where
-/// `V::LOADS_LINES` and each `ptrs[i]` is `4 * split` bytes past a multiple
-/// of 64.
+/// bytes for each `i < V::LANES * G`; `LINES` only where `V::LOADS_LINES`
+/// and each `ptrs[i]` is `4 * split` bytes past a multiple of 64, `split`
+/// 1 to 15.
 #[inline(always)]
-pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
+pub(super) unsafe fn compress<V: LaneVector, const G: usize, const LINES: bool>(
     state: &mut LaneStates,
     ptrs: &BlockPtrs,
     blocks: usize,
@@ -186,7 +215,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
     }
 
     // SAFETY: the caller's contract.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last, prefetch, split) };
+    unsafe { run_blocks::<V, G, LINES>(&mut s, ptrs, blocks, last, prefetch, split) };
 
     for (r, v) in state.rows.iter_mut().zip(s) {
         for (g, x) in v.into_iter().enumerate() {
@@ -204,7 +233,7 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize>(
 /// As for [`compress`].
 #[cfg(md5_sse2)]
 #[inline(always)]
-pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
+pub(super) unsafe fn compress_from<V: LaneVector, const G: usize, const LINES: bool>(
     start: [u32; 4],
     ptrs: &BlockPtrs,
     blocks: usize,
@@ -215,7 +244,7 @@ pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
     // SAFETY: the caller vouches for the ISA.
     let mut s = start.map(|x| [unsafe { V::splat(x) }; G]);
     // SAFETY: the caller's contract. Short messages: nothing to prefetch.
-    unsafe { run_blocks(&mut s, ptrs, blocks, last, 0, split) };
+    unsafe { run_blocks::<V, G, LINES>(&mut s, ptrs, blocks, last, 0, split) };
     s
 }
 
@@ -225,7 +254,7 @@ pub(super) unsafe fn compress_from<V: LaneVector, const G: usize>(
 ///
 /// As for [`compress`].
 #[inline(always)]
-unsafe fn run_blocks<V: LaneVector, const G: usize>(
+unsafe fn run_blocks<V: LaneVector, const G: usize, const LINES: bool>(
     s: &mut [[V; G]; 4],
     ptrs: &BlockPtrs,
     blocks: usize,
@@ -233,7 +262,9 @@ unsafe fn run_blocks<V: LaneVector, const G: usize>(
     distance: usize,
     split: usize,
 ) {
-    if V::LOADS_LINES && split > 0 {
+    // A constant, so that an instance reads one way only, and the ring of
+    // words of the other is not in its frame (debug builds included).
+    if LINES {
         // SAFETY: the caller's contract, `split` included.
         unsafe { super::lines::run_blocks(s, ptrs, blocks, distance, split) };
     } else {

@@ -49,7 +49,11 @@ impl<V: LaneVector, const G: usize> Lines<'_, V, G> {
     /// # Safety
     ///
     /// As for [`run_blocks`].
-    #[inline(always)]
+    // Each step of a block may load a line: unoptimised, 64 copies of
+    // this, each with its own line of words in the frame, would take the
+    // stack past 1 MiB, hence a call of its own there.
+    #[cfg_attr(not(debug_assertions), inline(always))]
+    #[cfg_attr(debug_assertions, inline(never))]
     unsafe fn load(&self, line: usize, g: usize) {
         let q = self.q;
         // Line 0's words before `q` lie before the lanes' bytes, and the
