@@ -24,7 +24,7 @@ scheduler, padding, Lanes and the kernels. Checks:
             chunking
   encoders  hex_into and base64_into against Python's hex and base64, slots
             at an odd address: the AVX-512BW hex and VBMI base64 encoders
-  trace     no call instruction in md5::multi::avx512::compress; traced calls:
+  trace     no call instruction in md5::multi::avx512::compress_read; traced calls:
             the vpternlogd and vprold executed in it (or in the rows built in
             registers, kernel/avx512_rows.rs) per group count, none in the
             AVX2 kernel, and the last long messages gathered in one group
@@ -207,7 +207,7 @@ def syms_of(path):
 
 def functions(syms, part, end):
     """(start, end) of every function whose mangled name contains `part`: the
-    instances of a generic function (`md5::multi::avx512::compress::<G>`)."""
+    instances of a generic function (`md5::multi::avx512::compress_read::<G, LINES>`)."""
     starts = sorted(syms.values())
     out = [(a, min([x for x in starts if x > a] + [end])) for k, a in syms.items() if part in k]
     if not out:
@@ -556,7 +556,9 @@ def main():
           f"({time.perf_counter() - t0:.1f} s)")
 
     print("== trace: the AVX-512 instructions each call executes")
-    avx512 = functions(syms, "6avx5128compress", CODE + len(blob))
+    # compress::<G> only picks the frame, whole lines or block by block; the
+    # 64 steps are inlined into its compress_read::<G, LINES>.
+    avx512 = functions(syms, "6avx51213compress_read", CODE + len(blob))
     # The rows built in registers and the equal short messages of
     # kernel/avx512_rows.rs run the same 64 steps a group and block.
     kernel = avx512 + functions(syms, "11avx512_rows", CODE + len(blob))
@@ -578,7 +580,7 @@ def main():
             prev = at
     calls = [f"{at:#x}" for at, (name, _) in dis.items() if name == "call" and in_avx512(at)]
     check(not calls, f"no call instruction in the {len(avx512)} instances of "
-          f"md5::multi::avx512::compress {calls}")
+          f"md5::multi::avx512::compress_read {calls}")
     for count in (1, 2, 8, 16, 17, 32, 33, 48, 49, 64):
         trace = []
         msgs = [rng.randbytes(100) for _ in range(count)]

@@ -46,9 +46,11 @@ def gil_progress(call):
     thread = threading.Thread(target=counter)
     thread.start()
     started.wait()
-    time.sleep(0.01)
     sys.setswitchinterval(10)
     try:
+        # A wait for the GIL that began under the old interval would still
+        # force a switch after it; this sleep lets every such wait end.
+        time.sleep(0.01)
         before = count
         call()
         after = count
