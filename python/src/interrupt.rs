@@ -12,6 +12,7 @@
 use crate::stop::Stop;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use std::panic::AssertUnwindSafe;
 use std::sync::{mpsc, Mutex};
 use std::time::Duration;
 
@@ -31,11 +32,19 @@ pub(crate) fn check_signals(py: Python<'_>) -> PyResult<()> {
 /// (it gives up at its next step) and the signal's exception raised.
 ///
 /// Costs a thread's start (tens of microseconds): for calls whose work
-/// takes longer. Where no thread can start, `work` runs here with the GIL
-/// released, not interruptible. A panic in `work` (a bug) is raised as
+/// takes longer. Off the main thread, and where no thread can start,
+/// `work` runs here with the GIL released, not interruptible (off the main
+/// thread no signal handler runs anyway). A panic in `work` (a bug) is raised as
 /// `RuntimeError`, not as a `PanicException`.
 pub(crate) fn run<T: Send>(py: Python<'_>, work: impl FnOnce(&Stop) -> T + Send) -> PyResult<T> {
     let stop = Stop::default();
+    if !on_main_thread(py) {
+        // No signal handler runs here, so no thread is needed to see one:
+        // a DuckDB or thread-pool caller does not pay a thread's start a
+        // call. The producer of a stream may take the GIL here as well.
+        let out = py.detach(|| std::panic::catch_unwind(AssertUnwindSafe(|| work(&stop))));
+        return out.map_err(|panic| internal_error(&*panic));
+    }
     // Taken by the thread, or by this one where the thread cannot start.
     let work = Mutex::new(Some(work));
     let take = || work.lock().ok().and_then(|mut w| w.take());
@@ -60,10 +69,7 @@ pub(crate) fn run<T: Send>(py: Python<'_>, work: impl FnOnce(&Stop) -> T + Send)
             Ok(_) => match py.detach(|| thread.join()) {
                 Ok(Some(out)) => Ok(out),
                 Ok(None) => Err(PyRuntimeError::new_err("md5x: work lost")),
-                Err(panic) => Err(PyRuntimeError::new_err(format!(
-                    "md5x: internal error: {}",
-                    panic_message(&*panic)
-                ))),
+                Err(panic) => Err(internal_error(&*panic)),
             },
         }
     })
@@ -90,6 +96,23 @@ pub(crate) fn recv<T: Send>(
             }
         }
     }
+}
+
+/// Whether this is the thread Python runs signal handlers on: the main
+/// thread (`threading.main_thread()`).
+fn on_main_thread(py: Python<'_>) -> bool {
+    let main_thread = || -> PyResult<bool> {
+        let threading = py.import("threading")?;
+        let main = threading.call_method0("main_thread")?.getattr("ident")?;
+        Ok(main.eq(threading.call_method0("get_ident")?)?)
+    };
+    // Where Python cannot say, as if it were: the thread and its polling.
+    main_thread().unwrap_or(true)
+}
+
+/// A panic in work run here (a bug), as a Python exception.
+fn internal_error(payload: &(dyn std::any::Any + Send)) -> PyErr {
+    PyRuntimeError::new_err(format!("md5x: internal error: {}", panic_message(payload)))
 }
 
 /// The message of a panic's payload, where it is a string.
