@@ -104,7 +104,7 @@ fn on_main_thread(py: Python<'_>) -> bool {
     let main_thread = || -> PyResult<bool> {
         let threading = py.import("threading")?;
         let main = threading.call_method0("main_thread")?.getattr("ident")?;
-        Ok(main.eq(threading.call_method0("get_ident")?)?)
+        main.eq(threading.call_method0("get_ident")?)
     };
     // Where Python cannot say, as if it were: the thread and its polling.
     main_thread().unwrap_or(true)
