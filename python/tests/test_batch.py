@@ -84,8 +84,17 @@ def test_non_buffer_row_names_its_index(fn):
         fn([b"x"] * 20_000 + [None])
     with pytest.raises(TypeError):
         fn(5)  # not iterable
-    with pytest.raises(TypeError):
-        fn(b"abc")  # iterates ints
+
+
+@pytest.mark.parametrize("fn", [md5x.digest_many, md5x.hexdigest_many])
+@pytest.mark.parametrize("row", ["abc", b"abc"])
+def test_one_row_for_rows_is_a_type_error(fn, row):
+    # Not its characters (or bytes) hashed one a row.
+    message = rf"^rows must be an iterable of rows, not one row \({type(row).__name__}\): pass \[row\]$"
+    with pytest.raises(TypeError, match=message):
+        fn(row, encoding="utf-8")
+    with pytest.raises(TypeError, match="not one row"):
+        fn(row)
 
 
 def test_exporter_error_keeps_its_type():

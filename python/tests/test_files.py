@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import pathlib
 
 import pytest
 
@@ -108,6 +109,15 @@ def test_bad_paths():
         md5x.hash_files(["a\0b"])
     with pytest.raises(TypeError):
         md5x.hash_files(5)
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", b"/etc/passwd", pathlib.PurePosixPath("/etc/passwd")])
+def test_one_path_for_paths_is_a_type_error(path):
+    # Not read as one path per character ("/", "e", ...).
+    kind = type(path).__name__
+    message = rf"^hash_files takes an iterable of paths, not one path \({kind}\): pass \[path\]$"
+    with pytest.raises(TypeError, match=message):
+        md5x.hash_files(path)
 
 
 def test_releases_gil(rng, tmp_path):
