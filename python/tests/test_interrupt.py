@@ -8,6 +8,7 @@ call that hangs (a FIFO no one writes to) shows as a timeout here."""
 
 import os
 import textwrap
+import threading
 
 import pyarrow as pa
 import pytest
@@ -162,3 +163,19 @@ def test_producer_errors_keep_their_message():
     schema = pa.schema([("s", pa.string())])
     with pytest.raises(RuntimeError, match="the producer's own words"):
         md5x.hash_array(pa.RecordBatchReader.from_batches(schema, batches()))
+
+
+@pytest.mark.parametrize("call", [md5x.hash_files, md5x.s3_etag])
+def test_interrupt_as_the_call_begins_is_raised(tmp_path, monkeypatch, call):
+    # A Ctrl-C whose handler runs in the Python code a call runs as it
+    # begins (here threading.main_thread, which md5x asks whether it may
+    # wait for signals) comes out as KeyboardInterrupt, not lost: no later
+    # check would see that signal again.
+    def main_thread():
+        raise KeyboardInterrupt
+
+    path = tmp_path / "f"
+    path.write_bytes(b"x")
+    monkeypatch.setattr(threading, "main_thread", main_thread)
+    with pytest.raises(KeyboardInterrupt):
+        call([path] if call is md5x.hash_files else path)
