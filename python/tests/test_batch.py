@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import md5x
-from conftest import EDGES, gil_progress, random_rows
+from conftest import EDGES, gil_data, random_rows, released_gil
 
 
 def expected(rows):
@@ -113,10 +113,17 @@ def test_iterator_error_propagates():
         md5x.digest_many(rows())
 
 
-def test_large_batch_releases_gil(rng):
-    rows = [bytes([i]) * (4 << 20) for i in range(24)]
-    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
-    assert md5x.digest_many(rows) == expected(rows)
+def rows_of_pages(count, size):
+    """released_gil's setup for ROWS, `count` rows of `size` bytes read in
+    place from its pages, and the rows' bytes."""
+    setup = f"ROWS = [PAGES.view[i * {size} : (i + 1) * {size}] for i in range({count})]"
+    data = gil_data(count * size)
+    return setup, [data[i * size : (i + 1) * size] for i in range(count)]
+
+
+def test_large_batch_releases_gil():
+    setup, rows = rows_of_pages(24, 4 << 20)
+    assert released_gil("md5x.digest_many(ROWS)", 24 * (4 << 20), setup) == expected(rows)
 
 
 def test_buffers_held_while_hashing():
@@ -127,12 +134,11 @@ def test_buffers_held_while_hashing():
     assert md5x.digest_many([row]) == expected([row])
 
 
-def test_many_chunks_release_gil(rng):
+def test_many_chunks_release_gil():
     # Past one chunk, a thread hashes while the caller reads and waits
     # with the GIL released.
-    rows = [bytes([i % 256]) * 4096 for i in range(40_000)]
-    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
-    assert md5x.digest_many(rows) == expected(rows)
+    setup, rows = rows_of_pages(40_000, 4096)
+    assert released_gil("md5x.digest_many(ROWS)", 40_000 * 4096, setup) == expected(rows)
 
 
 def test_error_while_a_chunk_is_hashed(rng):
