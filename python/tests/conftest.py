@@ -103,10 +103,12 @@ def gil_data(size):
     return random.Random(GIL_SEED).randbytes(size)
 
 
-def isolated(code, timeout=60, memory=4 << 30):
+def isolated(code, timeout=300, memory=4 << 30):
     """Runs `code` in a fresh Python with at most `memory` bytes of address
     space: for inputs that crashed, hung or ate all memory before they were
-    refused. Returns the completed process (stdout and stderr as text)."""
+    refused. Returns the completed process (stdout and stderr as text).
+    `timeout` guards against a hang: far beyond what the code takes on a
+    loaded machine, so only a hang reaches it."""
     import resource
 
     def limit():

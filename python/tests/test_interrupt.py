@@ -77,7 +77,7 @@ def test_fifo_whose_writer_is_silent(fifo, call):
         with open(FIFO, "wb") as f:
             f.write(b"x")
             f.flush()
-            time.sleep(60)
+            threading.Event().wait()  # open until the process ends
     threading.Thread(target=writer, daemon=True).start()
     """
     check_interrupted(setup, call)
