@@ -216,7 +216,7 @@ def test_older_duckdb_refuses_with_a_message():
     old = required_path("MD5X_DUCKDB_OLD")
     env = {**os.environ, "PYTHONPATH": old}
     run = subprocess.run(
-        [sys.executable, "-c", OLD_DUCKDB, sql_path(EXTENSION)], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", OLD_DUCKDB, sql_path(EXTENSION)], env=env, capture_output=True, text=True, timeout=300
     )
     assert run.returncode == 0, run.stderr
     version, metadata, entry = run.stdout.splitlines()

@@ -73,6 +73,16 @@ impl<'py> Rows<'py> {
         } else if rows.is_exact_instance_of::<PyTuple>() {
             let tuple = rows.cast::<PyTuple>()?.clone();
             Source::Tuple { tuple, next: 0 }
+        } else if rows.is_instance_of::<PyString>() || rows.is_instance_of::<PyBytes>() {
+            // One row, which would iterate as rows of a character (or a
+            // byte's int) each.
+            let kind = rows
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string());
+            return Err(PyTypeError::new_err(format!(
+                "rows must be an iterable of rows, not one row ({kind}): pass [row]"
+            )));
         } else {
             Source::Iter {
                 iter: rows.try_iter()?,
@@ -399,7 +409,8 @@ fn hash_here(py: Python<'_>, job: &mut Job) -> PyResult<()> {
 /// come, so it may refill one buffer for each. With ``encoding="utf-8"``,
 /// ``str`` rows are hashed as their UTF-8 bytes (``r.encode()``), read in
 /// place; without it a ``str`` raises ``TypeError``, as ``hashlib`` does.
-/// A row that is not a buffer raises ``TypeError`` naming its index.
+/// A row that is not a buffer raises ``TypeError`` naming its index, and
+/// so does one row (``str`` or ``bytes``) given for ``rows``.
 /// Ctrl-C stops the call with ``KeyboardInterrupt``.
 #[pyfunction]
 #[pyo3(signature = (rows, /, *, encoding = None))]

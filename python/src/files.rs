@@ -3,7 +3,7 @@
 //! stop flag set by a pending signal.
 
 use crate::interrupt;
-use crate::paths::{os_error, path_of};
+use crate::paths::{expect_many, os_error, path_of};
 use crate::stop::Stop;
 use md5x::files::{self, Control};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -30,7 +30,9 @@ use std::path::PathBuf;
 /// A file that cannot be read raises the ``OSError`` that ``open`` or
 /// ``read`` would (``FileNotFoundError``, ``PermissionError``,
 /// ``IsADirectoryError``, ...) with ``filename`` set; if several cannot,
-/// the first in ``paths``. ``jobs`` below 1 raises ``ValueError``.
+/// the first in ``paths``. ``jobs`` below 1 raises ``ValueError``; one
+/// path (``str``, ``bytes`` or ``os.PathLike``) for ``paths`` raises
+/// ``TypeError``.
 #[pyfunction]
 #[pyo3(signature = (paths, /, *, jobs = None))]
 fn hash_files<'py>(
@@ -47,6 +49,7 @@ fn hash_files<'py>(
             )))
         }
     };
+    expect_many("hash_files", paths)?;
     let mut objects = Vec::new();
     let mut files = Vec::new();
     for (i, obj) in paths.try_iter()?.enumerate() {

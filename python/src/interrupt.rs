@@ -38,7 +38,7 @@ pub(crate) fn check_signals(py: Python<'_>) -> PyResult<()> {
 /// `RuntimeError`, not as a `PanicException`.
 pub(crate) fn run<T: Send>(py: Python<'_>, work: impl FnOnce(&Stop) -> T + Send) -> PyResult<T> {
     let stop = Stop::default();
-    if !on_main_thread(py) {
+    if !on_main_thread(py)? {
         // No signal handler runs here, so no thread is needed to see one:
         // a DuckDB or thread-pool caller does not pay a thread's start a
         // call. The producer of a stream may take the GIL here as well.
@@ -99,15 +99,14 @@ pub(crate) fn recv<T: Send>(
 }
 
 /// Whether this is the thread Python runs signal handlers on: the main
-/// thread (`threading.main_thread()`).
-fn on_main_thread(py: Python<'_>) -> bool {
-    let main_thread = || -> PyResult<bool> {
-        let threading = py.import("threading")?;
-        let main = threading.call_method0("main_thread")?.getattr("ident")?;
-        main.eq(threading.call_method0("get_ident")?)
-    };
-    // Where Python cannot say, as if it were: the thread and its polling.
-    main_thread().unwrap_or(true)
+/// thread (`threading.main_thread()`). Its error is raised, not taken for
+/// an answer: `threading.main_thread` is Python code, where a pending
+/// signal's handler runs, so the error may be the `KeyboardInterrupt` of a
+/// Ctrl-C that came as the call began, which no later check would see.
+fn on_main_thread(py: Python<'_>) -> PyResult<bool> {
+    let threading = py.import("threading")?;
+    let main = threading.call_method0("main_thread")?.getattr("ident")?;
+    main.eq(threading.call_method0("get_ident")?)
 }
 
 /// A panic in work run here (a bug), as a Python exception.

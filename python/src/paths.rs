@@ -1,10 +1,10 @@
 //! Paths in and `OSError`s out, as Python's own file functions take and
 //! raise them: for `hash_files` and `s3_etag`.
 
-use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyString};
 use std::io;
 use std::path::PathBuf;
 
@@ -34,6 +34,25 @@ pub(crate) fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<PathBuf> {
         return Err(PyValueError::new_err("embedded null byte"));
     }
     Ok(path)
+}
+
+/// `TypeError` where `function` got one path (`str`, `bytes` or
+/// `os.PathLike`) for its iterable of paths, which would otherwise be read
+/// as one path per character (`"/etc/passwd"` as `/`, `e`, ...).
+pub(crate) fn expect_many(function: &str, paths: &Bound<'_, PyAny>) -> PyResult<()> {
+    let one = paths.is_instance_of::<PyString>()
+        || paths.is_instance_of::<PyBytes>()
+        || paths.get_type().hasattr("__fspath__")?;
+    if !one {
+        return Ok(());
+    }
+    let kind = paths
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".into(), |n| n.to_string());
+    Err(PyTypeError::new_err(format!(
+        "{function} takes an iterable of paths, not one path ({kind}): pass [path]"
+    )))
 }
 
 /// The exception Python raises for `err` on the file `filename`: for an

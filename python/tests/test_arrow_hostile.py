@@ -104,7 +104,7 @@ def test_a_schema_that_never_ends_is_described_in_bounded_work():
         print("ok")
         """
     )
-    done = isolated(code, timeout=30)
+    done = isolated(code)
     assert done.stdout == "ok\n", done.stderr[-2000:]
 
 

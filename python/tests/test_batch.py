@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import md5x
-from conftest import EDGES, gil_progress, random_rows
+from conftest import EDGES, gil_data, random_rows, released_gil
 
 
 def expected(rows):
@@ -84,8 +84,17 @@ def test_non_buffer_row_names_its_index(fn):
         fn([b"x"] * 20_000 + [None])
     with pytest.raises(TypeError):
         fn(5)  # not iterable
-    with pytest.raises(TypeError):
-        fn(b"abc")  # iterates ints
+
+
+@pytest.mark.parametrize("fn", [md5x.digest_many, md5x.hexdigest_many])
+@pytest.mark.parametrize("row", ["abc", b"abc"])
+def test_one_row_for_rows_is_a_type_error(fn, row):
+    # Not its characters (or bytes) hashed one a row.
+    message = rf"^rows must be an iterable of rows, not one row \({type(row).__name__}\): pass \[row\]$"
+    with pytest.raises(TypeError, match=message):
+        fn(row, encoding="utf-8")
+    with pytest.raises(TypeError, match="not one row"):
+        fn(row)
 
 
 def test_exporter_error_keeps_its_type():
@@ -104,10 +113,17 @@ def test_iterator_error_propagates():
         md5x.digest_many(rows())
 
 
-def test_large_batch_releases_gil(rng):
-    rows = [bytes([i]) * (4 << 20) for i in range(24)]
-    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
-    assert md5x.digest_many(rows) == expected(rows)
+def rows_of_pages(count, size):
+    """released_gil's setup for ROWS, `count` rows of `size` bytes read in
+    place from its pages, and the rows' bytes."""
+    setup = f"ROWS = [PAGES.view[i * {size} : (i + 1) * {size}] for i in range({count})]"
+    data = gil_data(count * size)
+    return setup, [data[i * size : (i + 1) * size] for i in range(count)]
+
+
+def test_large_batch_releases_gil():
+    setup, rows = rows_of_pages(24, 4 << 20)
+    assert released_gil("md5x.digest_many(ROWS)", 24 * (4 << 20), setup) == expected(rows)
 
 
 def test_buffers_held_while_hashing():
@@ -118,12 +134,11 @@ def test_buffers_held_while_hashing():
     assert md5x.digest_many([row]) == expected([row])
 
 
-def test_many_chunks_release_gil(rng):
+def test_many_chunks_release_gil():
     # Past one chunk, a thread hashes while the caller reads and waits
     # with the GIL released.
-    rows = [bytes([i % 256]) * 4096 for i in range(40_000)]
-    assert gil_progress(lambda: md5x.digest_many(rows)) > 5
-    assert md5x.digest_many(rows) == expected(rows)
+    setup, rows = rows_of_pages(40_000, 4096)
+    assert released_gil("md5x.digest_many(ROWS)", 40_000 * 4096, setup) == expected(rows)
 
 
 def test_error_while_a_chunk_is_hashed(rng):

@@ -2,11 +2,12 @@
 
 import hashlib
 import os
+import pathlib
 
 import pytest
 
 import md5x
-from conftest import EDGES, gil_progress
+from conftest import EDGES, isolated
 
 SIZES = EDGES + [4095, 4096, 65_535, 65_536, 65_537, 32_768 * 3, 100_000, 1 << 20, (1 << 20) + 17]
 
@@ -110,13 +111,46 @@ def test_bad_paths():
         md5x.hash_files(5)
 
 
-def test_releases_gil(rng, tmp_path):
+@pytest.mark.parametrize("path", ["/etc/passwd", b"/etc/passwd", pathlib.PurePosixPath("/etc/passwd")])
+def test_one_path_for_paths_is_a_type_error(path):
+    # Not read as one path per character ("/", "e", ...).
+    kind = type(path).__name__
+    message = rf"^hash_files takes an iterable of paths, not one path \({kind}\): pass \[path\]$"
+    with pytest.raises(TypeError, match=message):
+        md5x.hash_files(path)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_releases_gil(tmp_path):
+    # A handshake, not a measure: among the files is a FIFO whose only
+    # writer is another Python thread. Its open returns once hash_files has
+    # opened the FIFO, and hash_files reaches the FIFO's end only once that
+    # thread has written and closed it: the call finishes only if the
+    # thread ran Python code while the call was in progress. A call that
+    # held the GIL would hang, and fail here when killed.
     paths = []
-    for i in range(64):
+    for i in range(8):
         path = tmp_path / f"g{i}"
         path.write_bytes(bytes([i]) * (1 << 20))
-        paths.append(path)
-    assert gil_progress(lambda: md5x.hash_files(paths, jobs=1)) > 5
+        paths.append(str(path))
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    data = bytes(range(256)) * 4096
+    code = f"""
+import threading
+import md5x
+
+def writer():
+    with open({str(fifo)!r}, "wb") as f:
+        f.write(bytes(range(256)) * 4096)
+
+threading.Thread(target=writer, daemon=True).start()
+print(md5x.hash_files({paths!r}[:4] + [{str(fifo)!r}] + {paths!r}[4:], jobs=1))
+"""
+    done = isolated(code, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    want = [file_md5(p) for p in paths[:4]] + [hashlib.md5(data).digest()] + [file_md5(p) for p in paths[4:]]
+    assert done.stdout == f"{want}\n"
 
 
 @pytest.mark.parametrize("path", ["/proc/filesystems", "/proc/version"])

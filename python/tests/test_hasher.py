@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import md5x
-from conftest import EDGES, gil_progress
+from conftest import EDGES, gil_data, held_gil, released_gil
 
 
 def both(data=b""):
@@ -148,16 +148,17 @@ def test_buffer_held_during_update():
 
 
 def test_gil_probe_controls():
-    # The probe sees a call that releases the GIL, and one that does not.
-    assert gil_progress(lambda: threading.Event().wait(0.2)) > 5
-    assert gil_progress(lambda: sum(range(10_000_000))) == 0
+    # The probe sees a call that lets the GIL go while it reads (hashlib's,
+    # over 2 KiB) finish, and one that holds it (a copy) never finish.
+    size = 1 << 20
+    assert released_gil("hashlib.md5(PAGES.view).digest()", size) == hashlib.md5(gil_data(size)).digest()
+    assert held_gil("bytes(PAGES.view)", size)
 
 
-def test_large_update_releases_gil(rng):
-    data = bytes(64 << 20)
-    h = md5x.md5()
-    assert gil_progress(lambda: h.update(data)) > 5
-    assert h.digest() == hashlib.md5(data).digest()
+def test_large_update_releases_gil():
+    size = 16 << 20
+    got = released_gil("(H.update(PAGES.view), H.digest())[1]", size, setup="H = md5x.md5()")
+    assert got == hashlib.md5(gil_data(size)).digest()
 
 
 def test_threads_share_one_object():

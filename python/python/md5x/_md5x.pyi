@@ -45,7 +45,8 @@ def digest_many(rows: Iterable[Buffer | str], /, *, encoding: str | None = None)
     in place, an iterator's copied as they come. With ``encoding="utf-8"``
     a ``str`` row is hashed as its UTF-8 bytes, read in place; without it,
     ``TypeError``, as ``hashlib``. A row that is not a buffer raises
-    ``TypeError`` naming its index; Ctrl-C raises ``KeyboardInterrupt``."""
+    ``TypeError`` naming its index, as does one row (``str``, ``bytes``)
+    for ``rows``; Ctrl-C raises ``KeyboardInterrupt``."""
 
 def hexdigest_many(rows: Iterable[Buffer | str], /, *, encoding: str | None = None) -> list[str]:
     """``digest_many(rows, encoding=encoding)`` as lowercase hex strings of
@@ -134,7 +135,8 @@ def hash_files(
     """The 16-byte MD5 digest of each file, in order, on ``jobs`` threads
     (default: the CPUs available) in SIMD lanes, in about 11 MiB per
     thread at most. The first file that cannot be read raises its ``OSError``
-    with ``filename`` set; ``jobs < 1`` raises ``ValueError``."""
+    with ``filename`` set; ``jobs < 1`` raises ``ValueError``; one path
+    (``str``, ``bytes``, ``os.PathLike``) for ``paths`` raises ``TypeError``."""
 
 def duckdb_extension_footer(platform: str) -> bytes:
     """The 512-byte metadata footer that makes a copy of this module a
