@@ -167,8 +167,9 @@ pub fn hash_files<P: AsRef<Path> + Sync>(
 /// `threads` threads; then the others in order, a regular file's parts
 /// read side by side on up to `threads` threads
 /// ([`etag::multipart_file`]), anything else (a FIFO, a file the kernel
-/// sizes as 0, as under Linux's `/proc`) read in order through an
-/// [`UploadHasher`]. `control` counts and stops as for [`hash_files`].
+/// sizes as 0, as under Linux's `/proc`, or wrongly, as under `/sys`)
+/// read in order through an [`UploadHasher`]. `control` counts and stops
+/// as for [`hash_files`].
 ///
 /// A `part_size` of 0, or a file of more than
 /// [`MAX_PARTS`](crate::etag::MAX_PARTS) parts, fails that file with
@@ -236,7 +237,14 @@ fn upload_etag(
         let mut shape = etag::file::Shape::detect();
         shape.threads = threads.max(1);
         let file = File::open(path)?;
-        return etag::file::hash_file(&file, part_size, etag::MAX_PARTS, shape, control);
+        return etag::file::hash_file(
+            &file,
+            part_size,
+            etag::MAX_PARTS,
+            shape,
+            control,
+            etag::file::Rule::Upload,
+        );
     }
     let mut buf = std::vec![0u8; 256 << 10];
     let mut reader = open::open_stream(path, &meta, *control)?;
