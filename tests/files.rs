@@ -1,6 +1,7 @@
 //! `md5::files`: digests and ETags of many files in order, against
 //! md-5 0.10.6 and the ETag formula written out; errors per file; FIFOs,
-//! files the kernel sizes as 0 or wrongly, and stopping a run mid-file.
+//! terminals, files the kernel sizes as 0 or wrongly, and stopping a run
+//! mid-file.
 #![cfg(feature = "std")]
 
 use md5::etag::{self, Etag};
@@ -422,4 +423,87 @@ fn open_files_are_bounded() {
     // 256, one more per thread while a file opens, and the watcher's own.
     assert!(most < before + 256 + 64 + 2, "{most} open, {before} before");
     assert!(most > before, "the watcher saw no file open");
+}
+
+/// A new pseudo-terminal: its controller (held open, so that reads of the
+/// terminal wait rather than end) and the terminal's path.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn pseudo_terminal() -> (std::fs::File, PathBuf) {
+    use std::os::fd::FromRawFd;
+    use std::os::raw::{c_char, c_int};
+    extern "C" {
+        fn posix_openpt(flags: c_int) -> c_int;
+        fn grantpt(fd: c_int) -> c_int;
+        fn unlockpt(fd: c_int) -> c_int;
+        fn ptsname_r(fd: c_int, buf: *mut c_char, len: usize) -> c_int;
+    }
+    const O_RDWR: c_int = 2;
+    const O_NOCTTY: c_int = 0o400;
+    // SAFETY: `posix_openpt` takes flags only and returns a new descriptor
+    // or -1.
+    let fd = unsafe { posix_openpt(O_RDWR | O_NOCTTY) };
+    assert!(fd >= 0, "posix_openpt: {}", io::Error::last_os_error());
+    // SAFETY: `fd` is a descriptor just opened and owned by nothing else;
+    // the `File` takes it over and closes it once.
+    let controller = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut name = [0u8; 128];
+    // SAFETY: `grantpt` and `unlockpt` take the open descriptor only;
+    // `ptsname_r` writes at most `name.len()` bytes, a NUL-terminated
+    // path, into `name`, which outlives the call.
+    let ok = unsafe {
+        grantpt(fd) == 0
+            && unlockpt(fd) == 0
+            && ptsname_r(fd, name.as_mut_ptr().cast(), name.len()) == 0
+    };
+    assert!(ok, "a pseudo-terminal: {}", io::Error::last_os_error());
+    let end = name.iter().position(|&b| b == 0).unwrap();
+    let path = PathBuf::from(std::str::from_utf8(&name[..end]).unwrap());
+    (controller, path)
+}
+
+/// A stop asked for while a read waits on a terminal where nothing is
+/// ever typed (as on `/dev/stdin` in an interactive shell): that file
+/// fails with `Stopped`, for the digest and for the ETag, and so does
+/// every file after it (one thread: the next file is read after it). The
+/// flag is set from another thread while the run goes on; the bound only
+/// keeps a run that never stops from hanging the suite.
+#[test]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn stop_while_a_terminal_waits() {
+    use std::sync::{mpsc, Arc};
+    let dir = TempDir::new("stop-tty");
+    let later = dir.file("later", b"later");
+    let (_controller, tty) = pseudo_terminal();
+    for etag in [false, true] {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let (flag, tty, later) = (stop.clone(), tty.clone(), later.clone());
+        std::thread::spawn(move || {
+            let control = Control::new().stop_on(&flag);
+            let stopped: Vec<bool> = if etag {
+                files::etag_files(&[tty], 1 << 20, 2, control)
+                    .iter()
+                    .map(|r| r.as_ref().is_err_and(|e| e.is_stopped()))
+                    .collect()
+            } else {
+                files::hash_files(&[tty, later], 1, control)
+                    .iter()
+                    .map(|r| r.as_ref().is_err_and(|e| e.is_stopped()))
+                    .collect()
+            };
+            let _ = tx.send(stopped);
+        });
+        std::thread::sleep(Duration::from_millis(200));
+        stop.store(true, Ordering::Relaxed);
+        let got = rx
+            .recv_timeout(Duration::from_secs(120))
+            .expect("the run did not stop while a read waited on a terminal");
+        assert!(got.iter().all(|&s| s), "ETag: {etag}: {got:?}");
+    }
 }

@@ -142,9 +142,10 @@ impl std::error::Error for FileError {
 /// yet hashed fails with [`Stopped`].
 ///
 /// A path that names a FIFO is read as its writer writes; on Linux it is
-/// opened without waiting for a writer, and the read that waits for one
-/// looks at the flag every [`Control::WAIT_TICK`]. Two paths for one FIFO
-/// or pipe each get what they read of it, in no set order.
+/// opened without waiting for a writer, and a read that waits for one, or
+/// for a terminal or any other character device to have something to
+/// read, looks at the flag every [`Control::WAIT_TICK`]. Two paths for one
+/// FIFO or pipe each get what they read of it, in no set order.
 pub fn hash_files<P: AsRef<Path> + Sync>(
     paths: &[P],
     threads: usize,
