@@ -1,7 +1,7 @@
 //! `md5::files`: digests and ETags of many files in order, against
 //! md-5 0.10.6 and the ETag formula written out; errors per file; FIFOs,
-//! terminals, files the kernel sizes as 0 or wrongly, and stopping a run
-//! mid-file.
+//! terminals, files the kernel sizes as 0 or wrongly, stopping a run
+//! mid-file, and a low limit on open descriptors.
 #![cfg(feature = "std")]
 
 use md5::etag::{self, Etag};
@@ -506,4 +506,117 @@ fn stop_while_a_terminal_waits() {
             .expect("the run did not stop while a read waited on a terminal");
         assert!(got.iter().all(|&s| s), "ETag: {etag}: {got:?}");
     }
+}
+
+/// The environment variable that makes `low_descriptor_limit` the child
+/// run under a lower limit: "limit held threads".
+const LIMIT_CHILD: &str = "MD5_FILES_TEST_LIMIT_CHILD";
+
+/// Under a low soft limit on open descriptors (`ulimit -n 20` and 40),
+/// with the caller holding none or most of them, 60 long files (each held
+/// open until it is hashed) all get their digests and ETags, where
+/// `hashlib`, holding one at a time, gets them: the files layer opens no
+/// more than half the limit, and where no descriptor is left it hashes the
+/// files it holds, or waits for another thread to close one. The limit is
+/// the whole process's, so this test runs itself again in a child process
+/// for each case.
+#[test]
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn low_descriptor_limit() {
+    if let Ok(case) = std::env::var(LIMIT_CHILD) {
+        return low_descriptor_limit_child(&case);
+    }
+    for (limit, held, threads) in [
+        (20, 0, 1),
+        (40, 0, 1),
+        (40, 0, 4),
+        (20, 0, 16),
+        (40, 30, 1),
+        (40, 30, 4),
+        (20, 12, 3),
+    ] {
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["low_descriptor_limit", "--exact", "--nocapture"])
+            .env(LIMIT_CHILD, format!("{limit} {held} {threads}"))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && text.contains("1 passed"),
+            "limit {limit}, {held} held by the caller, {threads} threads:\n{text}"
+        );
+    }
+}
+
+/// One case of `low_descriptor_limit`: lowers this process's soft limit,
+/// opens `held` descriptors of its own, and hashes.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn low_descriptor_limit_child(case: &str) {
+    let [limit, held, threads]: [u64; 3] = case
+        .split(' ')
+        .map(|n| n.parse().unwrap())
+        .collect::<Vec<_>>()
+        .try_into()
+        .unwrap();
+    let dir = TempDir::new("limit");
+    let mut rng = Rng(0x47);
+    let data: Vec<Vec<u8>> = (0..60).map(|i| rng.bytes(70_000 + i * 61)).collect();
+    let paths: Vec<PathBuf> = (0..60)
+        .map(|i| dir.file(&format!("f{i}"), &data[i]))
+        .collect();
+    set_descriptor_limit(limit);
+    let _held: Vec<std::fs::File> = (0..held)
+        .map(|_| std::fs::File::open("/dev/null").unwrap())
+        .collect();
+    let threads = threads as usize;
+    let got = files::hash_files(&paths, threads, Control::new());
+    for (i, (g, d)) in got.iter().zip(&data).enumerate() {
+        assert_eq!(g.as_ref().unwrap(), &md5(d), "file {i}");
+    }
+    // Uploaded whole (hashed as above), and in parts (each file opened
+    // alone).
+    for part in [1usize << 20, 16 << 10] {
+        let got = files::etag_files(&paths, part as u64, threads, Control::new());
+        for (i, (g, d)) in got.iter().zip(&data).enumerate() {
+            let g = g.as_ref().unwrap().to_string();
+            assert_eq!(g, upload_oracle(d, part), "file {i}, part {part}");
+        }
+    }
+}
+
+/// Sets this process's soft limit on open descriptors.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn set_descriptor_limit(soft: u64) {
+    use std::os::raw::c_int;
+    #[repr(C)]
+    struct Rlimit {
+        cur: u64,
+        max: u64,
+    }
+    extern "C" {
+        fn getrlimit(resource: c_int, rlim: *mut Rlimit) -> c_int;
+        fn setrlimit(resource: c_int, rlim: *const Rlimit) -> c_int;
+    }
+    const RLIMIT_NOFILE: c_int = 7;
+    let mut limit = Rlimit { cur: 0, max: 0 };
+    // SAFETY: `limit` is one `struct rlimit` (two 64-bit `rlim_t` on these
+    // targets), which `getrlimit` writes and `setrlimit` reads during the
+    // call only.
+    let ok = unsafe {
+        getrlimit(RLIMIT_NOFILE, &mut limit) == 0 && {
+            limit.cur = soft;
+            setrlimit(RLIMIT_NOFILE, &limit) == 0
+        }
+    };
+    assert!(ok, "setrlimit: {}", io::Error::last_os_error());
 }

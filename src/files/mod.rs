@@ -21,10 +21,17 @@
 //! next; a long file alone in its claim is hashed while a thread of its
 //! own reads it ahead; anything else (a FIFO, a device) is read in order.
 //! A thread holds at most about 11 MiB (48 slots and 48 heads of 64 KiB,
-//! 4 MiB of buffers read ahead), whatever the files' sizes and number, and
-//! the threads together hold at most 256 files open (claims are smaller
-//! where there are more than 5 threads; more than 256 threads are not
-//! started).
+//! 4 MiB of buffers read ahead), whatever the files' sizes and number.
+//!
+//! The threads together hold at most half as many files open as the
+//! process may have descriptors (its soft `RLIMIT_NOFILE` on Linux and
+//! Apple's systems), and at most 256: claims are smaller where there are
+//! more threads, and no more threads start than that. Where an open still
+//! finds no descriptor left (the caller holds the rest), the thread hashes
+//! the long files it holds to close them, or waits until another thread
+//! closes one; only a file opened while this process holds none of the
+//! files layer's open fails with "too many open files", as it would for a
+//! reader that holds one file at a time.
 //!
 //! ```
 //! # fn main() -> std::io::Result<()> {
@@ -59,6 +66,7 @@
 
 mod claim;
 mod control;
+mod fds;
 mod lanes;
 mod open;
 mod os;
@@ -237,9 +245,9 @@ fn upload_etag(
     if meta.is_file() && meta.len() >= part_size {
         let mut shape = etag::file::Shape::detect();
         shape.threads = threads.max(1);
-        let file = File::open(path)?;
+        let file = fds::open(|| File::open(path), || false, control)?;
         return etag::file::hash_file(
-            &file,
+            file.file(),
             part_size,
             etag::MAX_PARTS,
             shape,
@@ -248,7 +256,7 @@ fn upload_etag(
         );
     }
     let mut buf = std::vec![0u8; 256 << 10];
-    let mut reader = open::open_stream(path, &meta, *control)?;
+    let mut reader = open::open_stream(path, &meta, *control, || false)?;
     loop {
         let n = fill(&mut reader, &mut buf, control)?;
         hasher.update(&buf[..n]).map_err(invalid)?;

@@ -3,31 +3,34 @@
 //! device) is opened without blocking, and its reads wait in ticks,
 //! looking at the stop flag.
 
+use super::fds::{self, Held};
 use super::Control;
-use std::fs::{File, Metadata};
+use std::fs::Metadata;
 use std::io::{self, Read};
 use std::path::Path;
 
 /// An input that is not a regular file, open for reading in order.
 pub(super) struct Stream<'c> {
-    file: File,
+    file: Held,
     /// Reads wait in ticks of [`Control::WAIT_TICK`] for the file to be
     /// readable (a file opened without blocking).
     polled: bool,
     control: Control<'c>,
 }
 
-/// Opens `path`, whose metadata is `meta`, for reading. A file whose reads
-/// can wait (on Linux) is opened without blocking (a FIFO's open does not
-/// wait for a writer), and its reads then wait in ticks, so that the stop
-/// flag is looked at while nothing comes.
+/// Opens `path`, whose metadata is `meta`, for reading, as [`fds::open`]
+/// opens (`release` may close files the caller holds, where no descriptor
+/// is left). A file whose reads can wait (on Linux) is opened without
+/// blocking (a FIFO's open does not wait for a writer), and its reads then
+/// wait in ticks, so that the stop flag is looked at while nothing comes.
 pub(super) fn open_stream<'c>(
     path: &Path,
     meta: &Metadata,
     control: Control<'c>,
+    release: impl FnMut() -> bool,
 ) -> io::Result<Stream<'c>> {
     let polled = may_wait(meta) && poll::WORKS;
-    let file = poll::open(path, polled)?;
+    let file = fds::open(|| poll::open(path, polled), release, &control)?;
     Ok(Stream {
         file,
         polled,
@@ -152,7 +155,7 @@ impl Read for Stream<'_> {
         // FIFO is once a writer has written or left.
         loop {
             self.control.check()?;
-            if !poll::wait_readable(&self.file, Control::WAIT_TICK)? {
+            if !poll::wait_readable(self.file.file(), Control::WAIT_TICK)? {
                 continue;
             }
             match self.file.read(buf) {
