@@ -143,11 +143,12 @@ impl std::error::Error for FileError {
 }
 
 /// The MD5 digest of each file of `paths`, in order, or the error that
-/// ended it, on up to `threads` threads (0 counts as 1, and more than 256
-/// as 256; the calling thread is one of them, and where a thread cannot
-/// start the others do its share). See [the module](self) for how the files are read; every byte
-/// read is counted in `control`, and once its flag is set, each file not
-/// yet hashed fails with [`Stopped`].
+/// ended it, on up to `threads` threads (0 counts as 1, and more than the
+/// files a run may hold open, at most 256, as that many; the calling
+/// thread is one of them, and where a thread cannot start the others do
+/// its share). See [the module](self) for how the files are read; every
+/// byte read is counted in `control`, and once its flag is set, each file
+/// not yet hashed fails with [`Stopped`].
 ///
 /// A path that names a FIFO is read as its writer writes; on Linux it is
 /// opened without waiting for a writer, and a read that waits for one, or
