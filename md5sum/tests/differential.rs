@@ -575,7 +575,9 @@ fn run(bin: &str, dir: &Path, case: &Case, ours: bool) -> Outcome {
     };
     let out = drain(child.stdout.take().map(|r| Box::new(r) as _));
     let err = drain(child.stderr.take().map(|r| Box::new(r) as _));
-    let status = wait(&mut child, Duration::from_secs(10));
+    // A guard against a run that never ends, not a verdict on speed: long
+    // enough for a loaded machine.
+    let status = wait(&mut child, Duration::from_secs(120));
     if let Some(f) = feeder {
         f.join().unwrap();
     }

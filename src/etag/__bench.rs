@@ -60,5 +60,6 @@ pub fn multipart_file(
         MAX_PARTS,
         shape,
         &crate::files::Control::new(),
+        super::file::Rule::Multipart,
     )
 }

@@ -17,11 +17,12 @@
 //! thread reading for another. The figures: benches/RESULTS.md, "S3
 //! multipart ETags".
 
-use super::read::{check_end, for_each_read, read_exact_at};
+use super::read::{check_end, for_each_read, read_exact_at, Positional, WrongLength};
 use super::{checked_parts, Composer, Etag, EtagHasher, MAX_PARTS};
-use crate::files::{will_need, Control};
+use crate::files::Control;
 use crate::multi::{self, Lanes};
-use std::{fs::File, io, sync::mpsc, vec, vec::Vec};
+use std::io::{self, Seek};
+use std::{fs::File, sync::mpsc, vec, vec::Vec};
 
 /// Bytes a part reads a round: one page, so that a set's buffer (97 KiB for
 /// AVX2's 24 lanes, 260 KiB for AVX-512's widest 64) stays in L2.
@@ -59,8 +60,12 @@ const AHEAD: u64 = 256 << 10;
 ///
 /// The file's length is taken from its metadata when the call starts. A
 /// file whose metadata gives a length of 0 (an empty file, or one whose
-/// size the kernel does not know, as under Linux's `/proc` and `/sys`) is
-/// read in order to its end through an [`EtagHasher`].
+/// size the kernel does not know, as under Linux's `/proc`) is read in
+/// order to its end through an [`EtagHasher`]. So is, from its start
+/// again, a file that turns out not to end at the length its metadata
+/// gave: one the kernel sizes wrongly (Linux's `/sys` gives 4096 for files
+/// of a few bytes), or one that changed size while being read; its ETag
+/// is then that of what the read in order found.
 ///
 /// # Errors
 ///
@@ -71,9 +76,6 @@ const AHEAD: u64 = 256 << 10;
 /// * [`io::ErrorKind::InvalidInput`] if `file` is not a regular file (its
 ///   ETag needs its length up front: hash a pipe or device with
 ///   [`EtagHasher`](super::EtagHasher));
-/// * [`io::ErrorKind::UnexpectedEof`] if the file ends before that length,
-///   and [`io::ErrorKind::InvalidData`] if it goes on past it: it changed
-///   size while being read;
 /// * any error of the reads, as they return it.
 ///
 /// ```
@@ -91,7 +93,14 @@ const AHEAD: u64 = 256 << 10;
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn multipart_file(file: &File, part_size: u64) -> io::Result<Etag> {
-    hash_file(file, part_size, MAX_PARTS, Shape::detect(), &Control::new())
+    hash_file(
+        file,
+        part_size,
+        MAX_PARTS,
+        Shape::detect(),
+        &Control::new(),
+        Rule::Multipart,
+    )
 }
 
 /// [`multipart_file`] without S3's limit on the part count, for stores
@@ -102,7 +111,40 @@ pub fn multipart_file(file: &File, part_size: u64) -> io::Result<Etag> {
 /// As [`multipart_file`], but for the part limit.
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
 pub fn multipart_file_unlimited(file: &File, part_size: u64) -> io::Result<Etag> {
-    hash_file(file, part_size, u64::MAX, Shape::detect(), &Control::new())
+    hash_file(
+        file,
+        part_size,
+        u64::MAX,
+        Shape::detect(),
+        &Control::new(),
+        Rule::Multipart,
+    )
+}
+
+/// [`multipart_file`] of a file that the AWS CLI's rule uploads in parts
+/// (its metadata gives it a part or more), but for a file read in order
+/// whose bytes turn out shorter than a part: its plain MD5, as the rule
+/// gives it ([`upload_file`](super::upload_file)).
+pub(crate) fn upload_parts(file: &File, part_size: u64) -> io::Result<Etag> {
+    hash_file(
+        file,
+        part_size,
+        MAX_PARTS,
+        Shape::detect(),
+        &Control::new(),
+        Rule::Upload,
+    )
+}
+
+/// The ETag of a file read in order, whose length was not known up front
+/// (its metadata gave 0, or a length it does not have).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Rule {
+    /// The multipart ETag, whatever the length ([`multipart_file`]).
+    Multipart,
+    /// The AWS CLI's upload rule: the plain MD5 below one part
+    /// ([`UploadHasher`](super::UploadHasher)).
+    Upload,
 }
 
 /// How [`hash_file`] reads: parts per set, bytes per part and round, the
@@ -137,9 +179,46 @@ impl Shape {
 
 /// [`multipart_file`] with at most `max_parts` parts, read as `shape`
 /// says, each round of reads counted in `control` and made only if its
-/// flag is not set.
+/// flag is not set; a file read in order gets the ETag `rule` says.
 pub(crate) fn hash_file(
     file: &File,
+    part_size: u64,
+    max_parts: u64,
+    shape: Shape,
+    control: &Control<'_>,
+    rule: Rule,
+) -> io::Result<Etag> {
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file: a multipart ETag needs the length up front \
+             (md5::etag::EtagHasher hashes a stream)",
+        ));
+    }
+    let len = meta.len();
+    if len > 0 {
+        match hash_sized(file, len, part_size, max_parts, shape, control) {
+            Err(e) if WrongLength::is(&e) => {}
+            r => return r,
+        }
+        // Its metadata did not give its length: read it again, in order.
+        let mut start = file;
+        start.seek(io::SeekFrom::Start(0))?;
+    }
+    hash_in_order(file, part_size, max_parts, rule, control)
+}
+
+/// The ETag of `file`, `len` bytes long, its parts read side by side as
+/// `shape` says.
+///
+/// # Errors
+///
+/// As [`multipart_file`], and an error with [`WrongLength`] inside if the
+/// file does not end at `len`.
+fn hash_sized(
+    file: &impl Positional,
+    len: u64,
     part_size: u64,
     max_parts: u64,
     shape: Shape,
@@ -151,18 +230,6 @@ pub(crate) fn hash_file(
             && shape.chunk.is_multiple_of(64)
             && shape.threads > 0
     );
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file: a multipart ETag needs the length up front \
-             (md5::etag::EtagHasher hashes a stream)",
-        ));
-    }
-    let len = meta.len();
-    if len == 0 {
-        return hash_stream(file, part_size, max_parts, control);
-    }
     let parts = checked_parts(len, part_size, max_parts)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let sets = Sets {
@@ -189,12 +256,13 @@ pub(crate) fn hash_file(
     Ok(composer.finish())
 }
 
-/// The ETag of a file read in order to its end, whatever its metadata
-/// says its length is.
-fn hash_stream(
+/// The ETag `rule` gives a file read in order to its end, whatever its
+/// metadata says its length is.
+fn hash_in_order(
     file: &File,
     part_size: u64,
     max_parts: u64,
+    rule: Rule,
     control: &Control<'_>,
 ) -> io::Result<Etag> {
     let invalid = |e| io::Error::new(io::ErrorKind::InvalidInput, e);
@@ -204,7 +272,11 @@ fn hash_stream(
         control.count(data.len());
         hasher.update(data).map_err(invalid)
     })?;
-    hasher.finish().map_err(invalid)
+    match rule {
+        Rule::Multipart => hasher.finish(),
+        Rule::Upload => hasher.finish_upload(),
+    }
+    .map_err(invalid)
 }
 
 /// The file's parts in sets of `shape.lanes`, read as `shape` says.
@@ -237,7 +309,7 @@ impl Sets<'_> {
 
     /// Reads and hashes set `set`, with `buf` ([`Shape::buffer_len`]
     /// bytes) for the rounds.
-    fn hash(&self, file: &File, set: u64, buf: &mut [u8]) -> io::Result<SetDigests> {
+    fn hash(&self, file: &impl Positional, set: u64, buf: &mut [u8]) -> io::Result<SetDigests> {
         let Shape {
             lanes: width,
             chunk,
@@ -280,7 +352,7 @@ impl Sets<'_> {
                 let want = done[lane].saturating_add(2 * ahead).min(part_len[lane]);
                 while ahead > 0 && hinted[lane] < want {
                     let n = ahead.min(part_len[lane] - hinted[lane]);
-                    will_need(file, start[lane] + hinted[lane], n);
+                    file.will_need(start[lane] + hinted[lane], n);
                     hinted[lane] += n;
                 }
                 let n = (part_len[lane] - done[lane]).min(chunk as u64) as usize;
@@ -310,7 +382,11 @@ impl Sets<'_> {
 /// Hashes the sets on `threads` threads, set `i` on thread `i % threads`,
 /// and composes their digests in order; `None` if the threads cannot all
 /// start.
-fn on_threads(file: &File, sets: &Sets<'_>, threads: usize) -> Option<io::Result<Composer>> {
+fn on_threads(
+    file: &impl Positional,
+    sets: &Sets<'_>,
+    threads: usize,
+) -> Option<io::Result<Composer>> {
     std::thread::scope(|s| {
         let mut results = Vec::with_capacity(threads);
         for t in 0..threads {
@@ -347,4 +423,146 @@ fn on_threads(file: &File, sets: &Sets<'_>, threads: usize) -> Option<io::Result
         }
         Some(Ok(composer))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Digest, Md5};
+    use std::string::{String, ToString};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+    /// Bytes in memory, read at offsets; once it has given `stop_after`
+    /// bytes, it sets `stop`, which the reads of the file then see.
+    struct Source<'a> {
+        data: Vec<u8>,
+        given: AtomicU64,
+        stop_after: u64,
+        stop: &'a AtomicBool,
+    }
+
+    impl<'a> Source<'a> {
+        fn new(len: usize, stop_after: u64, stop: &'a AtomicBool) -> Self {
+            let data = (0..len as u64)
+                .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+                .collect();
+            Self {
+                data,
+                given: AtomicU64::new(0),
+                stop_after,
+                stop,
+            }
+        }
+    }
+
+    impl Positional for Source<'_> {
+        fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+            let at = usize::try_from(offset).unwrap().min(self.data.len());
+            let n = buf.len().min(self.data.len() - at);
+            buf[..n].copy_from_slice(&self.data[at..at + n]);
+            let given = self.given.fetch_add(n as u64, Ordering::SeqCst) + n as u64;
+            if given >= self.stop_after {
+                self.stop.store(true, Ordering::SeqCst);
+            }
+            Ok(n)
+        }
+
+        fn will_need(&self, _offset: u64, _len: u64) {}
+    }
+
+    /// The multipart ETag as S3 defines it, from single-stream MD5s of
+    /// each part.
+    fn oracle(data: &[u8], part: usize) -> String {
+        let mut digests = Vec::new();
+        let mut parts = 0;
+        for p in data.chunks(part) {
+            digests.extend_from_slice(&Md5::digest(p));
+            parts += 1;
+        }
+        if data.is_empty() {
+            digests.extend_from_slice(&Md5::digest(data));
+            parts = 1;
+        }
+        let d = Md5::digest(&digests);
+        let hex: String = d.iter().map(|b| std::format!("{b:02x}")).collect();
+        std::format!("{hex}-{parts}")
+    }
+
+    fn shapes() -> [Shape; 4] {
+        let shape = |lanes, chunk, threads| Shape {
+            lanes,
+            chunk,
+            threads,
+            ahead: 0,
+        };
+        [
+            shape(1, 64, 1),
+            shape(2, 4096, 1),
+            shape(3, 128, 2),
+            shape(8, 4096, 3),
+        ]
+    }
+
+    /// Parts read side by side, in every shape of sets, threads and
+    /// rounds, give the ETag of the definition.
+    #[test]
+    fn sized_reads_give_the_definition() {
+        let never = AtomicBool::new(false);
+        for len in [1usize, 63, 4096, 100_000] {
+            let src = Source::new(len, u64::MAX, &never);
+            for part in [1usize, 64, 1000, 4096, 65_536] {
+                if len.div_ceil(part) > 2000 {
+                    continue;
+                }
+                let want = oracle(&src.data, part);
+                for shape in shapes() {
+                    let got = hash_sized(
+                        &src,
+                        len as u64,
+                        part as u64,
+                        MAX_PARTS,
+                        shape,
+                        &Control::new(),
+                    );
+                    assert_eq!(got.unwrap().to_string(), want, "{len} {part} {shape:?}");
+                }
+            }
+        }
+    }
+
+    /// A file that does not end at the length its metadata gave fails
+    /// with `WrongLength` inside, whether it ends before or goes on past
+    /// it: the error `hash_file` reads it again in order for.
+    #[test]
+    fn wrong_length_is_told_apart() {
+        let never = AtomicBool::new(false);
+        let src = Source::new(5000, u64::MAX, &never);
+        for claimed in [4096u64, 5001, 8192] {
+            for shape in shapes() {
+                let err =
+                    hash_sized(&src, claimed, 1024, MAX_PARTS, shape, &Control::new()).unwrap_err();
+                assert!(WrongLength::is(&err), "{claimed} {shape:?}: {err}");
+            }
+        }
+    }
+
+    /// A stop asked for mid-file (by the file's own reads, so before the
+    /// file can have been read whole) ends the run with `Stopped`, in
+    /// every shape, within a round of each thread's reads.
+    #[test]
+    fn stop_mid_file() {
+        const LEN: usize = 4 << 20;
+        const STOP_AFTER: u64 = 1 << 20;
+        for shape in shapes() {
+            let stop = AtomicBool::new(false);
+            let src = Source::new(LEN, STOP_AFTER, &stop);
+            let control = Control::new().stop_on(&stop);
+            let err =
+                hash_sized(&src, LEN as u64, 64 << 10, MAX_PARTS, shape, &control).unwrap_err();
+            assert!(crate::files::Stopped::is(&err), "{shape:?}: {err}");
+            let given = src.given.load(Ordering::SeqCst);
+            let round = (shape.threads * shape.lanes * shape.chunk) as u64;
+            assert!(given < STOP_AFTER + round, "{shape:?}: {given} bytes read");
+        }
+    }
 }

@@ -1,7 +1,68 @@
 //! Reading for the ETags of files: positional reads, for each OS, and
 //! reading a stream in order.
 
+use core::fmt;
 use std::{fs::File, io, vec};
+
+/// A file read at offsets, from several threads at once: a [`File`], and
+/// in tests sources of their own.
+pub(super) trait Positional: Sync {
+    /// Reads into `buf` from `offset`, as `pread` does: the bytes read, 0
+    /// at the end.
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize>;
+
+    /// Asks the OS to read `len` bytes from `offset` ahead of the reads (a
+    /// hint only).
+    fn will_need(&self, offset: u64, len: u64);
+}
+
+impl Positional for File {
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        read_at(self, buf, offset)
+    }
+
+    fn will_need(&self, offset: u64, len: u64) {
+        crate::files::will_need(self, offset, len);
+    }
+}
+
+/// The error inside the [`io::Error`] of a file that does not end at the
+/// length its metadata gave: one the kernel sizes wrongly (sysfs gives
+/// 4096 for files of a few bytes), or one that changed size while being
+/// read.
+#[derive(Debug)]
+pub(super) enum WrongLength {
+    /// It ended at this byte, before that length.
+    EndedAt(u64),
+    /// It goes on past this length.
+    GoesOnPast(u64),
+}
+
+impl WrongLength {
+    /// Whether `err` holds a [`WrongLength`].
+    pub(super) fn is(err: &io::Error) -> bool {
+        err.get_ref().is_some_and(|e| e.is::<WrongLength>())
+    }
+}
+
+impl fmt::Display for WrongLength {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WrongLength::EndedAt(offset) => write!(
+                f,
+                "the file ended at byte {offset}, before the length its metadata gave: \
+                 it shrank while being read"
+            ),
+            WrongLength::GoesOnPast(len) => write!(
+                f,
+                "the file goes on past the {len} bytes its metadata gave: it grew while \
+                 being read, or its metadata does not give its length"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for WrongLength {}
 
 /// Bytes a read asks for where a stream is read in order.
 const STREAM_READ: usize = 256 << 10;
@@ -23,18 +84,19 @@ pub(super) fn for_each_read(
     }
 }
 
-/// Fills `buf` from `offset`, or fails with `UnexpectedEof` where the file
-/// ends first.
-pub(super) fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) -> io::Result<()> {
+/// Fills `buf` from `offset`, or fails with `UnexpectedEof` and
+/// [`WrongLength`] inside where the file ends first.
+pub(super) fn read_exact_at(
+    file: &impl Positional,
+    mut buf: &mut [u8],
+    mut offset: u64,
+) -> io::Result<()> {
     while !buf.is_empty() {
-        match read_at(file, buf, offset) {
+        match file.read_at(buf, offset) {
             Ok(0) => {
                 return Err(io::Error::new(
                     io::ErrorKind::UnexpectedEof,
-                    std::format!(
-                        "the file ended at byte {offset}, before the length its metadata \
-                         gave: it shrank while being read"
-                    ),
+                    WrongLength::EndedAt(offset),
                 ))
             }
             Ok(n) => {
@@ -48,19 +110,17 @@ pub(super) fn read_exact_at(file: &File, mut buf: &mut [u8], mut offset: u64) ->
     Ok(())
 }
 
-/// Fails if the file goes on past `len`, the length it was hashed to.
-pub(super) fn check_end(file: &File, len: u64) -> io::Result<()> {
+/// Fails with `InvalidData` and [`WrongLength`] inside if the file goes on
+/// past `len`, the length it was hashed to.
+pub(super) fn check_end(file: &impl Positional, len: u64) -> io::Result<()> {
     let mut byte = [0u8];
     loop {
-        match read_at(file, &mut byte, len) {
+        match file.read_at(&mut byte, len) {
             Ok(0) => return Ok(()),
             Ok(_) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
-                    std::format!(
-                        "the file goes on past the {len} bytes its metadata gave: it grew \
-                         while being read, or its metadata does not give its length"
-                    ),
+                    WrongLength::GoesOnPast(len),
                 ))
             }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}

@@ -150,8 +150,8 @@ pub fn upload_reader(reader: impl io::Read, part_size: u64) -> io::Result<Etag> 
 /// of `part_size` bytes: a regular file of `part_size` bytes or more by
 /// [`multipart_file`](super::multipart_file) (its parts read side by side
 /// on every core), anything else (a shorter file, a pipe, a device, a
-/// file whose size the kernel gives as 0, as under Linux's `/proc`) read
-/// in order through an [`UploadHasher`].
+/// file whose size the kernel gives as 0, as under Linux's `/proc`, or
+/// wrongly, as under `/sys`) read in order through an [`UploadHasher`].
 ///
 /// # Errors
 ///
@@ -176,7 +176,7 @@ pub fn upload_reader(reader: impl io::Read, part_size: u64) -> io::Result<Etag> 
 pub fn upload_file(file: &File, part_size: u64) -> io::Result<Etag> {
     let meta = file.metadata()?;
     if meta.is_file() && meta.len() >= part_size && part_size > 0 {
-        return super::multipart_file(file, part_size);
+        return super::file::upload_parts(file, part_size);
     }
     upload_reader(file, part_size)
 }

@@ -4,6 +4,7 @@
 //! ([`hash_long`]), and anything that is not a regular file read in order
 //! ([`hash_stream`]).
 
+use super::fds::{self, Held};
 use super::open::open_stream;
 use super::{fill, fill_until, hash_long, hash_stream, Control, LongInput, SMALL_MAX};
 use crate::multi;
@@ -31,6 +32,15 @@ pub(super) struct Worker<'c> {
     spare: Vec<u8>,
 }
 
+/// What a claim has found so far, by position in the claim.
+struct Found {
+    out: Vec<Option<Outcome>>,
+    /// (position, slot, length) of the files read whole.
+    small: Vec<(usize, usize, usize)>,
+    /// The long files, open, their heads read.
+    long: Vec<LongInput<Held>>,
+}
+
 impl<'c> Worker<'c> {
     pub(super) fn new(control: Control<'c>) -> Self {
         Self {
@@ -42,69 +52,92 @@ impl<'c> Worker<'c> {
 
     /// The outcome of each of `paths`, in order.
     pub(super) fn hash_claim<P: AsRef<Path>>(&mut self, paths: &[P]) -> Vec<Outcome> {
-        let mut out: Vec<Option<Outcome>> = paths.iter().map(|_| None).collect();
-        // (position, slot, length) of the files read whole.
-        let mut small: Vec<(usize, usize, usize)> = Vec::new();
-        let mut long: Vec<LongInput<File>> = Vec::new();
+        let mut f = Found {
+            out: paths.iter().map(|_| None).collect(),
+            small: Vec::new(),
+            long: Vec::new(),
+        };
+        let control = self.control;
         for (pos, path) in paths.iter().enumerate() {
             let path = path.as_ref();
-            if let Err(e) = self.control.check() {
-                out[pos] = Some(Err(e));
+            if let Err(e) = control.check() {
+                f.out[pos] = Some(Err(e));
                 continue;
             }
             let meta = match std::fs::metadata(path) {
                 Ok(m) => m,
                 Err(e) => {
-                    out[pos] = Some(Err(e));
+                    f.out[pos] = Some(Err(e));
                     continue;
                 }
             };
+            // Where no descriptor is left, the long files held so far are
+            // hashed first, to close them.
             if !meta.is_file() {
-                let r = open_stream(path, &meta, self.control)
-                    .and_then(|s| hash_stream(Md5::default(), s, &self.control, &mut self.spare));
-                out[pos] = Some(r);
+                let r = open_stream(path, &meta, control, || self.finish_long(&mut f))
+                    .and_then(|s| hash_stream(Md5::default(), s, &control, &mut self.spare));
+                f.out[pos] = Some(r);
                 continue;
             }
-            let slot = small.len();
-            match self.read_first(path, meta.len(), slot) {
-                Ok(First::Whole(n)) => small.push((pos, slot, n)),
-                Ok(First::Long(head, file)) => long.push(LongInput {
+            let file = match fds::open(|| File::open(path), || self.finish_long(&mut f), &control) {
+                Ok(file) => file,
+                Err(e) => {
+                    f.out[pos] = Some(Err(e));
+                    continue;
+                }
+            };
+            let slot = f.small.len();
+            match self.read_first(file, meta.len(), slot) {
+                Ok(First::Whole(n)) => f.small.push((pos, slot, n)),
+                Ok(First::Long(head, file)) => f.long.push(LongInput {
                     id: pos,
                     head,
                     reader: file,
                 }),
-                Err(e) => out[pos] = Some(Err(e)),
+                Err(e) => f.out[pos] = Some(Err(e)),
             }
         }
-        if !small.is_empty() {
-            let msgs: Vec<&[u8]> = small
+        if !f.small.is_empty() {
+            let msgs: Vec<&[u8]> = f
+                .small
                 .iter()
                 .map(|&(_, slot, n)| &self.slots[slot][..n])
                 .collect();
             let mut digests = std::vec![[0u8; 16]; msgs.len()];
             multi::digest_many_into(&msgs, &mut digests);
-            for (&(pos, _, _), d) in small.iter().zip(digests) {
-                out[pos] = Some(Ok(d));
+            for (&(pos, _, _), d) in f.small.iter().zip(digests) {
+                f.out[pos] = Some(Ok(d));
             }
         }
-        for (pos, r) in hash_long(long, &self.control, &mut self.spare) {
-            out[pos] = Some(r);
-        }
-        out.into_iter()
+        self.finish_long(&mut f);
+        f.out
+            .into_iter()
             .map(|r| r.expect("every file of a claim has an outcome"))
             .collect()
     }
 
-    /// Opens a regular file said to be `len` bytes long and reads its first
-    /// bytes into slot `slot`: the whole file, if it ends within [`HEAD`]
-    /// bytes (so every file of up to [`SMALL_MAX`] bytes), else its first
-    /// [`HEAD`] bytes, which come back with the open file. `len` sizes the
-    /// first read, so that small files take little memory, and ends it:
-    /// reading exactly that much means the file was read whole (one that
-    /// grew since fills more of the buffer), which saves the read that
-    /// returns 0.
-    fn read_first(&mut self, path: &Path, len: u64, slot: usize) -> io::Result<First> {
-        let mut file = File::open(path)?;
+    /// Hashes the long files found so far, closing them; whether there
+    /// were any.
+    fn finish_long(&mut self, f: &mut Found) -> bool {
+        let long = std::mem::take(&mut f.long);
+        if long.is_empty() {
+            return false;
+        }
+        for (pos, r) in hash_long(long, &self.control, &mut self.spare) {
+            f.out[pos] = Some(r);
+        }
+        true
+    }
+
+    /// Reads the first bytes of `file`, a regular file said to be `len`
+    /// bytes long, into slot `slot`: the whole file, if it ends within
+    /// [`HEAD`] bytes (so every file of up to [`SMALL_MAX`] bytes), else
+    /// its first [`HEAD`] bytes, which come back with the open file. `len`
+    /// sizes the first read, so that small files take little memory, and
+    /// ends it: reading exactly that much means the file was read whole
+    /// (one that grew since fills more of the buffer), which saves the
+    /// read that returns 0.
+    fn read_first(&mut self, mut file: Held, len: u64, slot: usize) -> io::Result<First> {
         while self.slots.len() <= slot {
             self.slots.push(Vec::new());
         }
@@ -130,5 +163,5 @@ enum First {
     /// The file, read whole into its slot: this many bytes.
     Whole(usize),
     /// A long file: its first [`HEAD`] bytes, and the file.
-    Long(Vec<u8>, File),
+    Long(Vec<u8>, Held),
 }

@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 /// stops it.
 ///
 /// The flag is read before every read (at most 1 MiB, most often 64 KiB or
-/// less) and, where a read would wait on a FIFO, every
-/// [`WAIT_TICK`](Self::WAIT_TICK) while it waits. Once it is set, each file
+/// less) and, where a read would wait (on a FIFO, a terminal, any other
+/// character device), every [`WAIT_TICK`](Self::WAIT_TICK) while it waits. Once it is set, each file
 /// not yet hashed fails with an [`io::Error`] holding [`Stopped`]. Both are
 /// atomics so that another thread (a signal handler's watcher, a UI) can
 /// set and read them while the run goes on.
@@ -33,7 +33,8 @@ pub struct Control<'a> {
 }
 
 impl<'a> Control<'a> {
-    /// How often a read that waits on a FIFO wakes to look at the flag.
+    /// How often a read that waits (on a FIFO, a terminal, any other
+    /// character device) wakes to look at the flag.
     pub const WAIT_TICK: core::time::Duration = core::time::Duration::from_millis(100);
 
     /// No flag and no counter: the run goes to its end.

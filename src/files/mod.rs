@@ -21,10 +21,17 @@
 //! next; a long file alone in its claim is hashed while a thread of its
 //! own reads it ahead; anything else (a FIFO, a device) is read in order.
 //! A thread holds at most about 11 MiB (48 slots and 48 heads of 64 KiB,
-//! 4 MiB of buffers read ahead), whatever the files' sizes and number, and
-//! the threads together hold at most 256 files open (claims are smaller
-//! where there are more than 5 threads; more than 256 threads are not
-//! started).
+//! 4 MiB of buffers read ahead), whatever the files' sizes and number.
+//!
+//! The threads together hold at most half as many files open as the
+//! process may have descriptors (its soft `RLIMIT_NOFILE` on Linux and
+//! Apple's systems), and at most 256: claims are smaller where there are
+//! more threads, and no more threads start than that. Where an open still
+//! finds no descriptor left (the caller holds the rest), the thread hashes
+//! the long files it holds to close them, or waits until another thread
+//! closes one; only a file opened while this process holds none of the
+//! files layer's open fails with "too many open files", as it would for a
+//! reader that holds one file at a time.
 //!
 //! ```
 //! # fn main() -> std::io::Result<()> {
@@ -59,6 +66,7 @@
 
 mod claim;
 mod control;
+mod fds;
 mod lanes;
 mod open;
 mod os;
@@ -135,16 +143,18 @@ impl std::error::Error for FileError {
 }
 
 /// The MD5 digest of each file of `paths`, in order, or the error that
-/// ended it, on up to `threads` threads (0 counts as 1, and more than 256
-/// as 256; the calling thread is one of them, and where a thread cannot
-/// start the others do its share). See [the module](self) for how the files are read; every byte
-/// read is counted in `control`, and once its flag is set, each file not
-/// yet hashed fails with [`Stopped`].
+/// ended it, on up to `threads` threads (0 counts as 1, and more than the
+/// files a run may hold open, at most 256, as that many; the calling
+/// thread is one of them, and where a thread cannot start the others do
+/// its share). See [the module](self) for how the files are read; every
+/// byte read is counted in `control`, and once its flag is set, each file
+/// not yet hashed fails with [`Stopped`].
 ///
 /// A path that names a FIFO is read as its writer writes; on Linux it is
-/// opened without waiting for a writer, and the read that waits for one
-/// looks at the flag every [`Control::WAIT_TICK`]. Two paths for one FIFO
-/// or pipe each get what they read of it, in no set order.
+/// opened without waiting for a writer, and a read that waits for one, or
+/// for a terminal or any other character device to have something to
+/// read, looks at the flag every [`Control::WAIT_TICK`]. Two paths for one
+/// FIFO or pipe each get what they read of it, in no set order.
 pub fn hash_files<P: AsRef<Path> + Sync>(
     paths: &[P],
     threads: usize,
@@ -167,8 +177,9 @@ pub fn hash_files<P: AsRef<Path> + Sync>(
 /// `threads` threads; then the others in order, a regular file's parts
 /// read side by side on up to `threads` threads
 /// ([`etag::multipart_file`]), anything else (a FIFO, a file the kernel
-/// sizes as 0, as under Linux's `/proc`) read in order through an
-/// [`UploadHasher`]. `control` counts and stops as for [`hash_files`].
+/// sizes as 0, as under Linux's `/proc`, or wrongly, as under `/sys`)
+/// read in order through an [`UploadHasher`]. `control` counts and stops
+/// as for [`hash_files`].
 ///
 /// A `part_size` of 0, or a file of more than
 /// [`MAX_PARTS`](crate::etag::MAX_PARTS) parts, fails that file with
@@ -235,11 +246,18 @@ fn upload_etag(
     if meta.is_file() && meta.len() >= part_size {
         let mut shape = etag::file::Shape::detect();
         shape.threads = threads.max(1);
-        let file = File::open(path)?;
-        return etag::file::hash_file(&file, part_size, etag::MAX_PARTS, shape, control);
+        let file = fds::open(|| File::open(path), || false, control)?;
+        return etag::file::hash_file(
+            file.file(),
+            part_size,
+            etag::MAX_PARTS,
+            shape,
+            control,
+            etag::file::Rule::Upload,
+        );
     }
     let mut buf = std::vec![0u8; 256 << 10];
-    let mut reader = open::open_stream(path, &meta, *control)?;
+    let mut reader = open::open_stream(path, &meta, *control, || false)?;
     loop {
         let n = fill(&mut reader, &mut buf, control)?;
         hasher.update(&buf[..n]).map_err(invalid)?;

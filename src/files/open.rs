@@ -1,30 +1,36 @@
-//! Opening an input of the files layer: a FIFO without blocking on its
-//! writer, and reads of it that wait in ticks, looking at the stop flag.
+//! Opening an input of the files layer that is not a regular file: one
+//! whose reads can wait for ever (a FIFO, a terminal, any character
+//! device) is opened without blocking, and its reads wait in ticks,
+//! looking at the stop flag.
 
+use super::fds::{self, Held};
 use super::Control;
-use std::fs::{File, Metadata};
+use std::fs::Metadata;
 use std::io::{self, Read};
 use std::path::Path;
 
 /// An input that is not a regular file, open for reading in order.
 pub(super) struct Stream<'c> {
-    file: File,
+    file: Held,
     /// Reads wait in ticks of [`Control::WAIT_TICK`] for the file to be
-    /// readable (a FIFO opened without blocking).
+    /// readable (a file opened without blocking).
     polled: bool,
     control: Control<'c>,
 }
 
-/// Opens `path`, whose metadata is `meta`, for reading: a FIFO (on Linux)
-/// without waiting for a writer, its reads then waiting in ticks, so that
-/// the stop flag is looked at while nothing comes.
+/// Opens `path`, whose metadata is `meta`, for reading, as [`fds::open`]
+/// opens (`release` may close files the caller holds, where no descriptor
+/// is left). A file whose reads can wait (on Linux) is opened without
+/// blocking (a FIFO's open does not wait for a writer), and its reads then
+/// wait in ticks, so that the stop flag is looked at while nothing comes.
 pub(super) fn open_stream<'c>(
     path: &Path,
     meta: &Metadata,
     control: Control<'c>,
+    release: impl FnMut() -> bool,
 ) -> io::Result<Stream<'c>> {
-    let polled = is_fifo(meta) && poll::WORKS;
-    let file = poll::open(path, polled)?;
+    let polled = may_wait(meta) && poll::WORKS;
+    let file = fds::open(|| poll::open(path, polled), release, &control)?;
     Ok(Stream {
         file,
         polled,
@@ -32,13 +38,19 @@ pub(super) fn open_stream<'c>(
     })
 }
 
+/// Whether a read of the file can wait for ever: anything but a regular
+/// file or a block device (a FIFO, a socket, a character device such as a
+/// terminal, `/dev/kmsg` or a serial port), whose data comes when someone
+/// else sends it.
 #[cfg(unix)]
-fn is_fifo(meta: &Metadata) -> bool {
-    std::os::unix::fs::FileTypeExt::is_fifo(&meta.file_type())
+fn may_wait(meta: &Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    !(t.is_file() || t.is_block_device())
 }
 
 #[cfg(not(unix))]
-fn is_fifo(_meta: &Metadata) -> bool {
+fn may_wait(_meta: &Metadata) -> bool {
     false
 }
 
@@ -138,11 +150,12 @@ impl Read for Stream<'_> {
             return self.file.read(buf);
         }
         // A FIFO opened without blocking reads 0 (its end) before any
-        // writer has opened it: read only once it is readable, which it
-        // is once a writer has written or left.
+        // writer has opened it, and a terminal fails with `WouldBlock`
+        // while nothing is typed: read only once it is readable, which a
+        // FIFO is once a writer has written or left.
         loop {
             self.control.check()?;
-            if !poll::wait_readable(&self.file, Control::WAIT_TICK)? {
+            if !poll::wait_readable(self.file.file(), Control::WAIT_TICK)? {
                 continue;
             }
             match self.file.read(buf) {

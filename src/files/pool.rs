@@ -2,7 +2,7 @@
 //! claim of consecutive paths and hashes it ([`Worker`]).
 
 use super::claim::{Outcome, Worker};
-use super::Control;
+use super::{fds, Control};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::vec::Vec;
@@ -12,20 +12,18 @@ use std::vec::Vec;
 /// every thread gets a share.
 const CLAIM: usize = 48;
 
-/// The most files open at once over all threads (a claim's long files stay
-/// open until they are hashed): far below the usual limit of 1,024
-/// descriptors. It caps the threads too.
-pub(super) const OPEN_FILES: usize = 256;
-
 /// The outcome of each of `paths`, in order, on up to `threads` threads
-/// (the calling thread one of them).
+/// (the calling thread one of them). The threads together hold at most
+/// [`fds::budget`] files open (a claim's long files stay open until they
+/// are hashed), which caps the threads too.
 pub(super) fn run<P: AsRef<Path> + Sync>(
     paths: &[P],
     threads: usize,
     control: Control<'_>,
 ) -> Vec<Outcome> {
-    let threads = threads.clamp(1, paths.len().clamp(1, OPEN_FILES));
-    let claim = (OPEN_FILES / threads).clamp(1, CLAIM);
+    let open_files = fds::budget();
+    let threads = threads.clamp(1, paths.len().clamp(1, open_files));
+    let claim = (open_files / threads).clamp(1, CLAIM);
     let next = AtomicUsize::new(0);
     let work = || {
         let mut worker = Worker::new(control);
