@@ -18,7 +18,8 @@ use std::path::PathBuf;
 /// several times faster.
 ///
 /// The files are hashed on ``jobs`` threads (default: the CPUs this
-/// process may use; at most 256) by ``md5x::files::hash_files``, each
+/// process may use; at most 256, and fewer under a low descriptor limit)
+/// by ``md5x::files::hash_files``, each
 /// hashing many files side by side in SIMD lanes: files of up to 64 KiB read
 /// whole and hashed in batches, larger ones read 16 KiB at a time, up to
 /// one per lane. Memory stays bounded whatever the files' sizes: about
