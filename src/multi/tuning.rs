@@ -159,6 +159,10 @@ impl Tuning {
         avx2_prefetch: 512,
         avx512_prefetch: 512,
         avx2_stagger: AVX2_STAGGER_AMD,
+        // No AVX-512 kernel runs here: the AVX-512 fields as they were
+        // before Intel's changed.
+        ymm_lanes: 0,
+        avx512_whole_lines: false,
         ..Tuning::INTEL
     };
 
