@@ -39,10 +39,9 @@
 //!
 //! Not measured: whether the body loads a block ahead (compiled per ISA,
 //! `LaneVector::LOADS_AHEAD`), `other_stagger` (SSE2, NEON), sets wider
-//! than the kernel's lanes. On a 2-core AMD EPYC (Zen 1, AVX2 only) the
-//! command runs about a minute; with AVX-512, where the table and the
-//! groups are measured too, about three (benches/RESULTS.md, "Tuning
-//! rows").
+//! than the kernel's lanes. How long a run takes, and what each CPU's
+//! run printed: benches/RESULTS.md, "Tuning rows" (with AVX-512 it runs
+//! the AVX2 fields too, and takes longer).
 
 use super::stagger_table::stagger;
 use super::{measure_spread, Spread};
