@@ -29,13 +29,14 @@
 //! (`s1`) or forced to `s` delays, each against the same messages 320
 //! bytes further apart under the row in force. In each cell the spread
 //! that the row in force gives (marked `*`) stays unless another beats it
-//! beyond the spread (marked `<-`). From the cells' choices two rules are fitted:
-//! lockstep (`Stagger::OFF`), and one spread (the page layout's choice at
-//! 256 KiB) from the first length at which both layouts stagger at every
-//! length on (`blocks_per_delay` to match, `split_blocks_per_delay` 0,
-//! `most_lanes` at least the set's lanes: wider sets are not measured). A
-//! fit is proposed only if in no cell the row in force beats it beyond the
-//! spread, and in some cell it beats the row in force.
+//! beyond the spread (marked `<-`). Two rules are then judged: lockstep
+//! (`Stagger::OFF`), and one fitted to the cells' choices, one spread (the
+//! page layout's choice at 256 KiB) from the first length at which both
+//! layouts stagger at every length on (`blocks_per_delay` to match,
+//! `split_blocks_per_delay` 0, `most_lanes` at least the set's lanes:
+//! wider sets are not measured). A rule is proposed only if in no cell
+//! the row in force beats it beyond the spread, and in some cell it beats
+//! the row in force.
 //!
 //! Not measured: whether the body loads a block ahead (compiled per ISA,
 //! `LaneVector::LOADS_AHEAD`), `other_stagger` (SSE2, NEON), sets wider
