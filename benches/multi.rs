@@ -16,8 +16,9 @@
 //! 128 × 7 MiB when the argument `aligned 7M` names it), and the AVX-512
 //! kernel at each group count on the batches above (`benches/multi/groups.rs`,
 //! alone with the argument `groups`). With the argument `tune`, only the
-//! measurement of every choice of the AVX-512 tuning row on this CPU
-//! (`benches/multi/tune.rs`), and the row it would choose.
+//! measurement of every field of the tuning row this CPU's kernels allow
+//! (`benches/multi/tune.rs`, its stagger table in
+//! `benches/multi/stagger_table.rs`), and the row it proposes, as Rust.
 //!
 //! Timing: the calling thread's CPU time (Linux; wall time elsewhere or with
 //! `MD5_BENCH_WALL_TIME=1`), so time spent descheduled on a busy machine
@@ -42,6 +43,8 @@ mod aligned;
 mod columns;
 #[path = "multi/groups.rs"]
 mod groups;
+#[path = "multi/stagger_table.rs"]
+mod stagger_table;
 #[path = "multi/tune.rs"]
 mod tune;
 
@@ -284,6 +287,43 @@ fn measure(fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<f64> {
 
 /// [`measure`] by the clock `now` (ns).
 fn measure_by(fs: &mut [Box<dyn FnMut() + '_>], now: fn() -> u64) -> Vec<f64> {
+    samples(fs, now).into_iter().map(median).collect()
+}
+
+/// The ns per call of one contender over the interleaved rounds: its
+/// fastest round, its median and its slowest.
+#[derive(Clone, Copy, Debug)]
+struct Spread {
+    best: f64,
+    median: f64,
+    worst: f64,
+}
+
+impl Spread {
+    /// Whether this contender ran faster than `other` beyond both one's
+    /// spreads: its slowest round faster than the other's fastest.
+    fn beats(self, other: Spread) -> bool {
+        self.worst < other.best
+    }
+}
+
+/// Each of `fs`'s [`Spread`] over interleaved rounds (thread CPU time).
+fn measure_spread(fs: &mut [Box<dyn FnMut() + '_>]) -> Vec<Spread> {
+    samples(fs, clock::now_ns)
+        .into_iter()
+        .map(|mut v| {
+            v.sort_by(f64::total_cmp);
+            Spread {
+                best: v[0],
+                median: v[v.len() / 2],
+                worst: v[v.len() - 1],
+            }
+        })
+        .collect()
+}
+
+/// Each of `fs`'s ns per call in each round, by the clock `now`.
+fn samples(fs: &mut [Box<dyn FnMut() + '_>], now: fn() -> u64) -> Vec<Vec<f64>> {
     let rounds = env_or("MD5_BENCH_ROUNDS", 15).max(1) as usize;
     let sample_ns = env_or("MD5_BENCH_SAMPLE_MS", 20) * 1_000_000;
     // Calibrate: calls per sample, from a warm-up call of each.
@@ -308,7 +348,7 @@ fn measure_by(fs: &mut [Box<dyn FnMut() + '_>], now: fn() -> u64) -> Vec<f64> {
             samples[i].push((now() - t) as f64 / iters[i] as f64);
         }
     }
-    samples.into_iter().map(median).collect()
+    samples
 }
 
 /// Every contender's digests of `batch` against `Md5::digest`.

@@ -1,34 +1,64 @@
-//! `cargo bench --bench multi -- tune`: every choice of the AVX-512 tuning
-//! row (`src/multi/tuning.rs`) measured on the CPU at hand, through the
-//! scheduler, each choice against the others in interleaved rounds, and
-//! the row it would choose printed beside the row in force, for a new CPU
-//! family's row to be committed from one command's output.
+//! `cargo bench --bench multi -- tune`: every field of the tuning row
+//! (`src/multi/tuning.rs`) that this CPU's kernels can be measured on, each
+//! choice against the others through the scheduler in interleaved rounds,
+//! and the row it proposes, printed as Rust to paste into `tuning.rs`: a
+//! new CPU family's row is committed from one command's output.
 //!
-//! Choices: groups at full width (64 × 64 KiB, 64 × 1 KiB), in short sets
-//! (1000 × 64 B) and past the caches (128 × 1 MiB); `ymm` for few lanes (8
-//! and 24 × 64 KiB); the prefetch distance (64 × 2 MiB); whether blocks
-//! that start inside a line are read as whole lines (64 × 4 and 16 KiB, 16
-//! bytes past a page, 4 KiB apart, in lockstep); and the stagger of equal
-//! messages 4 KiB apart, in lockstep or 4 to 32 delays, from a page and
-//! from 16 bytes past one (64 × 4, 16 and 64 KiB, each against the same
-//! messages 320 bytes further apart). Whether the body loads a block
-//! ahead is compiled per ISA (`LaneVector::LOADS_AHEAD`), not measured
-//! here.
+//! A field changes only where the gain holds beyond the run's own spread.
+//! Each choice is timed in every round (`MD5_BENCH_ROUNDS`, default 15),
+//! and another choice replaces the one in force only where its slowest
+//! round ran faster than the in-force choice's fastest, on every batch
+//! that decides the field; of several such, the one of least product of
+//! medians. Each line prints every choice's speed relative to the first
+//! (their medians) and ± half its rounds' range over its median.
+//!
+//! AVX-512, where the CPU has it: groups at full width (64 × 64 KiB and 64
+//! × 1 KiB), in short sets (1000 × 64 B) and past the caches (128 × 1
+//! MiB); `ymm` at 8, 16 and 24 busy lanes (× 64 KiB), proposing the most
+//! lanes up to which `ymm` is chosen at every count measured; the prefetch
+//! distance (64 × 2 MiB); whole lines (64 × 4 and 16 KiB, 16 bytes past a
+//! page, 4 KiB apart, in lockstep); the stagger table, with whole lines as
+//! proposed. AVX2, where the CPU has it: the prefetch distance (48 × 2
+//! MiB) and the stagger table. All but the whole lines and the stagger
+//! table lay the messages 320 bytes further apart than a multiple of 4
+//! KiB, so that no stagger runs, and all run at the row in force's groups.
+//!
+//! The stagger table: 64 equal messages of 4, 16, 64 and 256 KiB, as many
+//! bytes apart as they are long, from a page (`page`) and 16 bytes past
+//! one (`vec`, where glibc puts a large `Vec<u8>`'s bytes), in lockstep
+//! (`s1`) or forced to `s` delays, each against the same messages 320
+//! bytes further apart under the row in force. In each cell the spread
+//! that the row in force gives (marked `*`) stays unless another beats it
+//! beyond the spread (marked `<-`). Two rules are then judged: lockstep
+//! (`Stagger::OFF`), and one fitted to the cells' choices, one spread (the
+//! page layout's choice at 256 KiB) from the first length at which both
+//! layouts stagger at every length on (`blocks_per_delay` to match,
+//! `split_blocks_per_delay` 0, `most_lanes` at least the set's lanes:
+//! wider sets are not measured). A rule is proposed only if in no cell
+//! the row in force beats it beyond the spread, and in some cell it beats
+//! the row in force.
+//!
+//! Not measured: whether the body loads a block ahead (compiled per ISA,
+//! `LaneVector::LOADS_AHEAD`), `other_stagger` (SSE2, NEON), sets wider
+//! than the kernel's lanes. How long a run takes, and what each CPU's
+//! run printed: benches/RESULTS.md, "Tuning rows" (with AVX-512 it runs
+//! the AVX2 fields too, and takes longer).
 
-use super::measure;
+use super::stagger_table::stagger;
+use super::{measure_spread, Spread};
 use md5::multi::__bench::{self, Choice, Stagger, Tuning};
 use std::hint::black_box;
 
 /// `count` messages of `len` bytes, `gap` bytes apart from `shift` bytes
 /// past a page, and the buffer they lie in.
-struct Equal {
+pub(super) struct Equal {
     data: Vec<u8>,
     at: Vec<usize>,
     len: usize,
 }
 
 impl Equal {
-    fn new(count: usize, len: usize, gap: usize, shift: usize) -> Equal {
+    pub(super) fn new(count: usize, len: usize, gap: usize, shift: usize) -> Equal {
         let data: Vec<u8> = (0..gap * count + 8192)
             .map(|i| ((i * 131) >> 3) as u8)
             .collect();
@@ -37,7 +67,13 @@ impl Equal {
         Equal { data, at, len }
     }
 
-    fn messages(&self) -> Vec<&[u8]> {
+    /// `count` × `len` bytes, 320 bytes further apart than a multiple of
+    /// 4 KiB: no two starts share an L1 set, and nothing staggers.
+    fn offset(count: usize, len: usize) -> Equal {
+        Equal::new(count, len, len.next_multiple_of(4096) + 320, 0)
+    }
+
+    pub(super) fn messages(&self) -> Vec<&[u8]> {
         self.at
             .iter()
             .map(|&a| &self.data[a..a + self.len])
@@ -45,13 +81,14 @@ impl Equal {
     }
 }
 
-/// Nanoseconds a batch of `msgs` takes under each tuning of `rows`.
-fn time(base: Choice, rows: &[Tuning], msgs: &[&[u8]]) -> Vec<f64> {
-    let mut outs = vec![vec![[0u8; 16]; msgs.len()]; rows.len()];
+/// Each of the batches `runs` (a tuning row and the messages it hashes)
+/// through kernel `base`, timed in interleaved rounds.
+pub(super) fn time_runs(base: Choice, runs: &[(Tuning, &[&[u8]])]) -> Vec<Spread> {
+    let mut outs: Vec<Vec<[u8; 16]>> = runs.iter().map(|r| vec![[0u8; 16]; r.1.len()]).collect();
     let mut fs: Vec<Box<dyn FnMut() + '_>> = outs
         .iter_mut()
-        .zip(rows)
-        .map(|(out, &row)| {
+        .zip(runs)
+        .map(|(out, &(row, msgs))| {
             let kernel = base.tuned(row);
             Box::new(move || {
                 __bench::digest_many_into(kernel, black_box(msgs), out);
@@ -59,199 +96,307 @@ fn time(base: Choice, rows: &[Tuning], msgs: &[&[u8]]) -> Vec<f64> {
             }) as Box<dyn FnMut() + '_>
         })
         .collect();
-    measure(&mut fs)
+    measure_spread(&mut fs)
 }
 
-/// The index of the least of `ns`.
-fn fastest(ns: &[f64]) -> usize {
-    (0..ns.len()).fold(0, |best, i| if ns[i] < ns[best] { i } else { best })
+/// The batch `msgs` under each tuning of `rows`.
+fn time(base: Choice, rows: &[Tuning], msgs: &[&[u8]]) -> Vec<Spread> {
+    let runs: Vec<(Tuning, &[&[u8]])> = rows.iter().map(|&r| (r, msgs)).collect();
+    time_runs(base, &runs)
 }
 
-/// Prints each choice's speed relative to the first, and returns the
-/// fastest's index.
-fn report(what: &str, names: &[String], ns: &[f64]) -> usize {
-    let mut line = format!("  {what:<28}");
-    for (n, t) in names.iter().zip(ns) {
-        line += &format!("  {n}: {:.2}x", ns[0] / t);
+/// `x`'s speed relative to `first` (their medians), ± half the range of
+/// `x`'s rounds over its median: `1.10x±2%`.
+fn relative(first: Spread, x: Spread) -> String {
+    let half = (x.worst - x.best) / 2.0 / x.median * 100.0;
+    format!("{:.2}x±{half:.0}%", first.median / x.median)
+}
+
+/// `*` after choice `i` where it is the one in force, `<-` where another
+/// is and it is the one proposed.
+pub(super) fn mark(i: usize, current: usize, chosen: usize) -> &'static str {
+    match (i == current, i == chosen) {
+        (true, _) => "*",
+        (false, true) => "<-",
+        (false, false) => "",
+    }
+}
+
+/// Prints each choice's speed relative to the first, marked as [`mark`]
+/// says.
+fn report(what: &str, names: &[String], ts: &[Spread], current: usize, chosen: usize) {
+    let mut line = format!("  {what:<30}");
+    for (i, (n, &t)) in names.iter().zip(ts).enumerate() {
+        line += &format!("  {n}: {}{}", relative(ts[0], t), mark(i, current, chosen));
     }
     println!("{line}");
-    fastest(ns)
 }
 
-/// Groups 1 to 4 on each batch of `batches`; the count fastest over all
-/// of them (the least product of times).
-fn groups(base: Choice, what: &str, batches: &[&Equal]) -> u16 {
+/// Of the choices timed on each batch (`times[batch][choice]`), the one to
+/// propose in place of `current`: of those whose slowest round beat
+/// `current`'s fastest on every batch, the least product of medians;
+/// `current` if none did.
+pub(super) fn pick(times: &[Vec<Spread>], current: usize) -> usize {
+    let product = |c: usize| -> f64 {
+        times
+            .iter()
+            .map(|t| t[c].median / t[current].median)
+            .product()
+    };
+    (0..times[0].len())
+        .filter(|&c| c != current && times.iter().all(|t| t[c].beats(t[current])))
+        .min_by(|&a, &b| product(a).total_cmp(&product(b)))
+        .unwrap_or(current)
+}
+
+/// Groups 1 to 4 on each batch of `batches`; the count to propose in
+/// place of `current`.
+fn groups(base: Choice, what: &str, batches: &[&Equal], current: u16) -> u16 {
     let rows: Vec<Tuning> = (1..=4).map(|g| base.tuning().with_groups(g)).collect();
     let names: Vec<String> = (1..=4).map(|g| format!("{g}g")).collect();
-    let mut product = [1.0; 4];
-    for b in batches {
-        let ns = time(base, &rows, &b.messages());
+    let current = usize::from(current.clamp(1, 4) - 1);
+    let times: Vec<Vec<Spread>> = batches
+        .iter()
+        .map(|b| time(base, &rows, &b.messages()))
+        .collect();
+    let chosen = pick(&times, current);
+    for (b, ts) in batches.iter().zip(&times) {
         let shape = format!("{what}, {} x {} B", b.at.len(), b.len);
-        report(&shape, &names, &ns);
-        for (p, t) in product.iter_mut().zip(&ns) {
-            *p *= t / ns[0];
-        }
+        report(&shape, &names, ts, current, chosen);
     }
-    1 + fastest(&product) as u16
+    1 + chosen as u16
 }
 
-/// Equal messages `count` × `len`, 4 KiB apart and 320 bytes further
-/// apart, from `shift` bytes past a page, at each stagger of `staggers`:
-/// each one's aligned speed over the offset layout's in the row in force.
-fn stagger_ratios(
+/// The prefetch distance of kernel `base` (`set` writes it into a row;
+/// `now` the row in force's) over `msgs`: 0, 512 or `now`.
+fn prefetch(
     base: Choice,
-    count: usize,
-    len: usize,
-    shift: usize,
-    staggers: &[Stagger],
-) -> Vec<f64> {
-    let apart = len.next_multiple_of(4096);
-    let aligned = Equal::new(count, len, apart, shift);
-    let offset = Equal::new(count, len, apart + 320, shift);
-    let mut rows: Vec<Tuning> = staggers
+    what: &str,
+    msgs: &[&[u8]],
+    now: u16,
+    set: fn(Tuning, u16) -> Tuning,
+) -> u16 {
+    let mut ds = vec![0, 512];
+    if !ds.contains(&now) {
+        ds.push(now);
+    }
+    let rows: Vec<Tuning> = ds.iter().map(|&d| set(base.tuning(), d)).collect();
+    let names: Vec<String> = ds.iter().map(u16::to_string).collect();
+    let ts = time(base, &rows, msgs);
+    let current = ds.iter().position(|&d| d == now).unwrap_or(0);
+    let chosen = pick(std::slice::from_ref(&ts), current);
+    report(what, &names, &ts, current, chosen);
+    ds[chosen]
+}
+
+/// The most busy lanes (8, 16 or 24) up to which `ymm` is chosen at each
+/// count measured (0: none), or `now` where every count kept the choice
+/// in force.
+fn ymm(base: Choice, now: u16) -> u16 {
+    let rows = [0, 24].map(|ymm_lanes| Tuning {
+        ymm_lanes,
+        ..base.tuning()
+    });
+    let names = ["off", "ymm"].map(String::from);
+    let (mut cut, mut open, mut changed) = (0, true, false);
+    for count in [8u16, 16, 24] {
+        let few = Equal::offset(usize::from(count), 64 << 10);
+        let ts = time(base, &rows, &few.messages());
+        let current = usize::from(count <= now);
+        let chosen = pick(std::slice::from_ref(&ts), current);
+        report(
+            &format!("ymm, {count} x 64 KiB"),
+            &names,
+            &ts,
+            current,
+            chosen,
+        );
+        changed |= chosen != current;
+        open &= chosen == 1;
+        if open {
+            cut = count;
+        }
+    }
+    if changed {
+        cut
+    } else {
+        now
+    }
+}
+
+/// Whole lines or block by block, on 64 messages of 4 and 16 KiB 4 KiB
+/// apart from 16 bytes past a page, in lockstep; `now` the row in force's.
+fn whole_lines(base: Choice, now: bool) -> bool {
+    let rows = [false, true].map(|avx512_whole_lines| Tuning {
+        avx512_whole_lines,
+        ..base.tuning().with_stagger(Stagger::OFF)
+    });
+    let names = ["blocks", "lines"].map(String::from);
+    let batches = [4 << 10, 16 << 10].map(|len| Equal::new(64, len, len, 16));
+    let times: Vec<Vec<Spread>> = batches
         .iter()
-        .map(|&s| base.tuning().with_stagger(s))
+        .map(|b| time(base, &rows, &b.messages()))
         .collect();
-    rows.push(base.tuning());
-    let a = time(base, &rows[..staggers.len()], &aligned.messages());
-    let o = time(base, &rows[staggers.len()..], &offset.messages())[0];
-    a.iter().map(|t| o / t).collect()
+    let current = usize::from(now);
+    let chosen = pick(&times, current);
+    for (b, ts) in batches.iter().zip(&times) {
+        let what = format!("whole lines, 64 x {} KiB vec", b.len >> 10);
+        report(&what, &names, ts, current, chosen);
+    }
+    chosen == 1
+}
+
+/// The summary's lines: each field, its value in force and the one
+/// proposed, or that it was not measured here.
+struct Summary(Vec<(String, String, String, bool)>);
+
+impl Summary {
+    fn field(&mut self, name: &str, now: impl ToString, proposed: impl ToString, measured: bool) {
+        self.0
+            .push((name.into(), now.to_string(), proposed.to_string(), measured));
+    }
+
+    fn stagger(&mut self, name: &str, now: Stagger, proposed: Stagger, measured: bool) {
+        type Get = fn(Stagger) -> u16;
+        let fields: [(&str, Get); 4] = [
+            ("spread", |s| s.spread),
+            ("most_lanes", |s| s.most_lanes),
+            ("blocks_per_delay", |s| s.blocks_per_delay),
+            ("split_blocks_per_delay", |s| s.split_blocks_per_delay),
+        ];
+        for (field, get) in fields {
+            self.field(
+                &format!("{name}.{field}"),
+                get(now),
+                get(proposed),
+                measured,
+            );
+        }
+    }
+
+    fn print(&self) {
+        println!("\n  {:<38} in force   proposed", "field");
+        for (name, now, proposed, measured) in &self.0 {
+            let mark = match (measured, now == proposed) {
+                (false, _) => "  (not measured here)",
+                (true, true) => "",
+                (true, false) => "  <- changed",
+            };
+            println!("  {name:<38} {now:>8}   {proposed:>8}{mark}");
+        }
+    }
+}
+
+/// The AVX-512 fields, measured into `row`.
+fn avx512(now: Tuning, row: &mut Tuning) {
+    let base = Choice::new("avx512");
+    let (in_cache, small) = (Equal::offset(64, 64 << 10), Equal::offset(64, 1 << 10));
+    row.groups = groups(base, "groups", &[&in_cache, &small], now.groups);
+    let short = Equal::offset(1000, 64);
+    row.short_groups = groups(base, "short groups", &[&short], now.short_groups);
+    let memory = Equal::offset(128, 1 << 20);
+    row.memory_groups = groups(base, "memory groups", &[&memory], now.memory_groups);
+    row.ymm_lanes = ymm(base, now.ymm_lanes);
+    let far = Equal::offset(64, 2 << 20);
+    row.avx512_prefetch = prefetch(
+        base,
+        "prefetch, 64 x 2 MiB",
+        &far.messages(),
+        now.avx512_prefetch,
+        |t, avx512_prefetch| Tuning {
+            avx512_prefetch,
+            ..t
+        },
+    );
+    row.avx512_whole_lines = whole_lines(base, now.avx512_whole_lines);
+    // The stagger, measured with the lines as proposed.
+    let lines = base.tuned(Tuning {
+        avx512_whole_lines: row.avx512_whole_lines,
+        ..now
+    });
+    row.avx512_stagger = stagger(lines, "avx512", now.avx512_stagger);
+}
+
+/// The AVX2 fields, measured into `row`.
+fn avx2(now: Tuning, row: &mut Tuning) {
+    let base = Choice::new("avx2");
+    let far = Equal::offset(48, 2 << 20);
+    row.avx2_prefetch = prefetch(
+        base,
+        "avx2 prefetch, 48 x 2 MiB",
+        &far.messages(),
+        now.avx2_prefetch,
+        |t, avx2_prefetch| Tuning { avx2_prefetch, ..t },
+    );
+    row.avx2_stagger = stagger(base, "avx2", now.avx2_stagger);
 }
 
 pub(super) fn run() {
-    if !__bench::kernels().any(|k| k == "avx512") {
-        println!("tune: no AVX-512 kernel on this CPU; its row is the only one measured here");
-        return;
-    }
     let cpu = __bench::Platform::detect();
-    let base = Choice::new("avx512");
-    let now = base.tuning();
+    let now = cpu.tuning();
+    let kernels: Vec<&str> = __bench::kernels().collect();
+    let (has512, has2) = (kernels.contains(&"avx512"), kernels.contains(&"avx2"));
     println!(
-        "\ntune: AVX-512 on {:?} (family {:#x} model {:#x}); speed relative to the first choice",
+        "\ntune: {:?} row (family {:#x} model {:#x}); kernels {kernels:?}",
         cpu.family(),
         cpu.family,
         cpu.model
     );
+    println!(
+        "  each choice's speed relative to the first (medians) ± half its rounds' range; \
+         * the row in force, <- proposed: its slowest round beat the one in force's fastest"
+    );
     let mut row = now;
-
-    let offset = |count, len| Equal::new(count, len, len.next_multiple_of(4096) + 320, 0);
-    let (in_cache, small) = (offset(64, 64 << 10), offset(64, 1 << 10));
-    row.groups = groups(base, "groups", &[&in_cache, &small]);
-    let short = offset(1000, 64);
-    row.short_groups = groups(base, "short groups", &[&short]);
-    let memory = offset(128, 1 << 20);
-    row.memory_groups = groups(base, "memory groups", &[&memory]);
-
-    let names = ["off", "24"].map(String::from);
-    let ymm = [
-        Tuning {
-            ymm_lanes: 0,
-            ..now
-        },
-        Tuning {
-            ymm_lanes: 24,
-            ..now
-        },
-    ];
-    let mut votes = 0;
-    for count in [8, 24] {
-        let few = offset(count, 64 << 10);
-        let ns = time(base, &ymm, &few.messages());
-        votes += report(&format!("ymm, {count} x 64 KiB"), &names, &ns);
+    if has512 {
+        avx512(now, &mut row);
+    } else {
+        println!(
+            "  no AVX-512 kernel on this CPU: groups, short_groups, memory_groups, ymm_lanes, \
+             avx512_prefetch, avx512_whole_lines and avx512_stagger cannot be measured here"
+        );
     }
-    row.ymm_lanes = if votes == 2 { 24 } else { 0 };
-
-    let names = ["0", "512"].map(String::from);
-    let prefetch = [0, 512].map(|d| Tuning {
-        avx512_prefetch: d,
-        ..now
-    });
-    let far = offset(64, 2 << 20);
-    row.avx512_prefetch = [0, 512][report(
-        "prefetch, 64 x 2 MiB",
-        &names,
-        &time(base, &prefetch, &far.messages()),
-    )];
-
-    let names = ["blocks", "lines"].map(String::from);
-    let lines = [false, true].map(|on| Tuning {
-        avx512_whole_lines: on,
-        ..now.with_stagger(Stagger::OFF)
-    });
-    let mut votes = 0;
-    for len in [4 << 10, 16 << 10] {
-        let crowded = Equal::new(64, len, len, 16);
-        let ns = time(base, &lines, &crowded.messages());
-        let what = format!("whole lines, 64 x {} KiB vec", len >> 10);
-        // Only a win by more than the noise.
-        report(&what, &names, &ns);
-        votes += usize::from(ns[1] * 1.05 < ns[0]);
+    if has2 {
+        avx2(now, &mut row);
+    } else {
+        println!(
+            "  no AVX2 kernel on this CPU: avx2_prefetch and avx2_stagger cannot be measured here"
+        );
     }
-    row.avx512_whole_lines = votes == 2;
-    // The stagger, measured with the lines as chosen.
-    let base = base.tuned(Tuning {
-        avx512_whole_lines: row.avx512_whole_lines,
-        ..now
-    });
 
-    let spreads: [u16; 5] = [1, 4, 8, 16, 32];
-    let staggers: Vec<Stagger> = spreads.iter().map(|&s| Stagger::forced(s)).collect();
-    let names: Vec<String> = spreads.iter().map(|s| format!("s{s}")).collect();
-    println!("  stagger: aligned / offset speed, lockstep (s1) or s delays");
-    // Per layout, the least blocks a delay at which each length's best
-    // spread keeps its idle blocks: what `blocks_per_delay` would be.
-    let mut per_delay = [u16::MAX; 2];
-    for (layout, shift) in [("page", 0), ("vec", 16)] {
-        for len in [4 << 10, 16 << 10, 64 << 10] {
-            let r = stagger_ratios(base, 64, len, shift, &staggers);
-            let mut line = format!("    64 x {:>2} KiB {layout:<4}", len >> 10);
-            for (n, x) in names.iter().zip(&r) {
-                line += &format!("  {n}: {x:.2}");
-            }
-            println!("{line}");
-            let best = (0..r.len()).fold(0, |b, i| if r[i] > r[b] { i } else { b });
-            // A stagger must beat lockstep by more than the noise.
-            if best > 0 && r[best] > r[0] * 1.05 {
-                let blocks = (len / 64) as u16;
-                let at = usize::from(shift > 0);
-                per_delay[at] = per_delay[at].min(blocks / (spreads[best] - 1).max(1));
-            }
-        }
-    }
-    let stagger = &mut row.avx512_stagger;
-    if per_delay[0] != u16::MAX {
-        stagger.blocks_per_delay = stagger.blocks_per_delay.min(per_delay[0]);
-    }
-    stagger.split_blocks_per_delay = match per_delay[1] {
-        u16::MAX => 0,
-        per => per,
-    };
-
-    println!("\n  field                       in force   measured here");
-    let fields: [(&str, u16, u16); 8] = [
-        ("groups", now.groups, row.groups),
-        ("short_groups", now.short_groups, row.short_groups),
-        ("memory_groups", now.memory_groups, row.memory_groups),
-        ("ymm_lanes", now.ymm_lanes, row.ymm_lanes),
-        ("avx512_prefetch", now.avx512_prefetch, row.avx512_prefetch),
-        (
-            "avx512_whole_lines",
-            now.avx512_whole_lines.into(),
-            row.avx512_whole_lines.into(),
-        ),
-        (
-            "avx512_stagger.blocks_per_delay",
-            now.avx512_stagger.blocks_per_delay,
-            row.avx512_stagger.blocks_per_delay,
-        ),
-        (
-            "avx512_stagger.split_blocks_per_delay",
-            now.avx512_stagger.split_blocks_per_delay,
-            row.avx512_stagger.split_blocks_per_delay,
-        ),
-    ];
-    for (name, a, b) in fields {
-        let mark = if a == b { "" } else { "  <- differs" };
-        println!("  {name:<38} {a:>6}   {b:>6}{mark}");
-    }
+    let mut s = Summary(Vec::new());
+    s.field("groups", now.groups, row.groups, has512);
+    s.field("short_groups", now.short_groups, row.short_groups, has512);
+    s.field(
+        "memory_groups",
+        now.memory_groups,
+        row.memory_groups,
+        has512,
+    );
+    s.field("ymm_lanes", now.ymm_lanes, row.ymm_lanes, has512);
+    s.field(
+        "avx512_prefetch",
+        now.avx512_prefetch,
+        row.avx512_prefetch,
+        has512,
+    );
+    s.field("avx2_prefetch", now.avx2_prefetch, row.avx2_prefetch, has2);
+    s.field(
+        "avx512_whole_lines",
+        now.avx512_whole_lines,
+        row.avx512_whole_lines,
+        has512,
+    );
+    s.stagger(
+        "avx512_stagger",
+        now.avx512_stagger,
+        row.avx512_stagger,
+        has512,
+    );
+    s.stagger("avx2_stagger", now.avx2_stagger, row.avx2_stagger, has2);
+    s.stagger("other_stagger", now.other_stagger, row.other_stagger, false);
+    s.print();
+    println!(
+        "\n  the proposed row, to paste into src/multi/tuning.rs (fields not measured here as in force):\n"
+    );
+    println!("const MEASURED: Tuning = {row:#?};");
 }

@@ -26,7 +26,8 @@ scheduler, padding, Lanes and the kernels. Checks:
             at an odd address: the AVX-512BW hex and VBMI base64 encoders
   trace     no call instruction in md5::multi::avx512::compress_read; traced calls:
             the vpternlogd and vprold executed in it (or in the rows built in
-            registers, kernel/avx512_rows.rs) per group count, none in the
+            registers, kernel/avx512_rows.rs, or on ymm registers for few
+            lanes, kernel/avx512_ymm.rs) per group count, none in the
             AVX2 kernel, and the last long messages gathered in one group
   negative  the same blob with one vpternlogd immediate changed must fail the
             count suite: a kernel that did not run could not make it fail
@@ -560,8 +561,11 @@ def main():
     # 64 steps are inlined into its compress_read::<G, LINES>.
     avx512 = functions(syms, "6avx51213compress_read", CODE + len(blob))
     # The rows built in registers and the equal short messages of
-    # kernel/avx512_rows.rs run the same 64 steps a group and block.
-    kernel = avx512 + functions(syms, "11avx512_rows", CODE + len(blob))
+    # kernel/avx512_rows.rs run the same 64 steps a group and block, and so
+    # do calls of few busy lanes on ymm registers (kernel/avx512_ymm.rs:
+    # up to the emulated Intel's row's `ymm_lanes`, one group of 8).
+    kernel = (avx512 + functions(syms, "11avx512_rows", CODE + len(blob))
+              + functions(syms, "10avx512_ymm13compress_read", CODE + len(blob)))
     avx2 = functions(syms, "4avx28compress", CODE + len(blob))
     in_avx512 = lambda r: any(a <= r < e for a, e in avx512)  # noqa: E731
     in_kernel = lambda r: any(a <= r < e for a, e in kernel)  # noqa: E731
@@ -589,7 +593,8 @@ def main():
         tern, rol = ran.count("vpternlogd"), ran.count("vprold")
         in_avx2 = sum(a <= r < e for r in trace for a, e in avx2)
         # 100 bytes are two blocks; a lone message takes the single-stream
-        # backend. Each block of each group of 16 lanes is 64 steps.
+        # backend. Each block of each group of 16 lanes (of 8 on `ymm`, one
+        # group for up to 8 messages) is 64 steps.
         groups = 0 if count == 1 else -(-count // 16)
         check(got == [md5(m) for m in msgs] and tern == rol == 2 * groups * 64 and in_avx2 == 0,
               f"{count:2} messages: {len(trace):6} instructions, {len(ran):5} in "
@@ -597,7 +602,7 @@ def main():
               f"(2 blocks x {groups} groups x 64 steps), {in_avx2} in the AVX2 kernel")
     # Two messages of 1000 bytes (16 blocks) in lanes 0 and 20 among 40 of
     # 100 bytes (2 blocks): three groups for 2 blocks, then the scheduler
-    # gathers the two long ones into one group for the other 14.
+    # gathers the two long ones into one group (on `ymm`) for the other 14.
     trace = []
     msgs = [rng.randbytes(1000 if i in (0, 20) else 100) for i in range(42)]
     got = mm.digest_many(msgs, trace=trace)

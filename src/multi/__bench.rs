@@ -102,6 +102,13 @@ impl From<&str> for Choice {
     }
 }
 
+/// How many distinct delays `stagger` gives a crowded set of `lanes` equal
+/// messages of `blocks` blocks (1: lockstep); `split` where they start
+/// inside a cache line.
+pub fn stagger_spread(stagger: Stagger, lanes: usize, blocks: usize, split: bool) -> usize {
+    stagger.spread(lanes, blocks, split)
+}
+
 /// The kernels this build has that the CPU can run.
 pub fn kernels() -> impl Iterator<Item = &'static str> {
     let cpu = Platform::detect().tuning();

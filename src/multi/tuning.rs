@@ -4,8 +4,10 @@
 //!
 //! Each field says why it has its value and names the table of
 //! `benches/RESULTS.md` that measured it; the figures themselves are
-//! there. `cargo bench --bench multi -- tune` measures every choice on the
-//! CPU at hand and prints the row it would choose beside the row in force.
+//! there. `cargo bench --bench multi -- tune` measures every field its
+//! kernels allow on the CPU at hand and prints the row it proposes (a
+//! change only where it wins beyond the run's spread) as Rust to paste
+//! here.
 
 /// Lanes starting in one L1 set above which they crowd it: staggered
 /// (`scheduler/stagger.rs`), or read as whole lines (`kernel/lines.rs`).
@@ -129,16 +131,22 @@ impl Tuning {
         groups: 2,
         // "Interleaved groups": a third group paid on 1000 × 64 B only.
         short_groups: 3,
-        // Not measured past the caches: as `groups`.
+        // "Tuning rows" (tune, Intel): two ahead of three and four past
+        // the caches.
         memory_groups: 2,
-        // "Tuning rows" (ymm): the 512-bit kernel led on 8 × 64 KiB.
-        ymm_lanes: 0,
-        // Not measured on Intel.
+        // "Tuning rows" (tune, Intel): one `ymm` group ahead of a 512-bit
+        // one on 8 lanes, three behind two on 24; 16 not yet measured.
+        ymm_lanes: 8,
+        // "Tuning rows" (tune, Intel): 64 × 2 MiB slower with it.
         avx512_prefetch: 0,
         // "Tuning rows" (prefetch): measured on Zen 3, kept everywhere.
         avx2_prefetch: 512,
-        // Not measured on Intel.
-        avx512_whole_lines: false,
+        // "Tuning rows" (tune, Intel): a `Vec`'s layout faster as whole
+        // lines at 4 and 16 KiB.
+        avx512_whole_lines: true,
+        // "Tuning rows" (tune, Intel): lockstep ahead up to 64 KiB, where
+        // this stagger runs in lockstep too; its 32 delays from 3,968
+        // blocks are "Equal messages 4 KiB apart" (7 MiB).
         avx512_stagger: AVX512_STAGGER,
         // "Equal messages 4 KiB apart": AVX2 lost to staggering on Intel.
         avx2_stagger: Stagger::OFF,
@@ -151,6 +159,10 @@ impl Tuning {
         avx2_prefetch: 512,
         avx512_prefetch: 512,
         avx2_stagger: AVX2_STAGGER_AMD,
+        // No AVX-512 kernel runs here: the AVX-512 fields as they were
+        // before Intel's changed.
+        ymm_lanes: 0,
+        avx512_whole_lines: false,
         ..Tuning::INTEL
     };
 
@@ -317,13 +329,19 @@ mod tests {
         assert_eq!(shrinking.spread(32, 64, true), 5);
         assert_eq!(shrinking.spread(32, 15, true), 1);
         assert_eq!(shrinking.spread(32, 1024, false), 1);
-        // Whole lines on Zen 4 only, until measured elsewhere.
-        assert!(z.avx512_whole_lines && !Tuning::INTEL.avx512_whole_lines);
-        // Groups cover the busy lanes; `ymm` up to 24 lanes on Zen 4 only.
+        // Whole lines where measured to pay: Intel and Zen 4, not Zen 5
+        // (not measured there).
+        let (intel, zen5) = (Tuning::INTEL, Tuning::ZEN5);
+        assert!(z.avx512_whole_lines && intel.avx512_whole_lines && !zen5.avx512_whole_lines);
+        // Groups cover the busy lanes; `ymm` up to 24 lanes on Zen 4, up
+        // to 8 on Intel, never on Zen 5.
         assert_eq!(plan(z, set(17, 8, false, false)).groups, 2);
         assert!(plan(z, set(24, 8, false, false)).ymm);
         assert!(!plan(z, set(25, 8, false, false)).ymm);
-        assert!(!plan(Tuning::ZEN5, set(8, 8, false, false)).ymm);
+        assert!(plan(intel, set(8, 8, false, false)).ymm);
+        assert!(!plan(intel, set(9, 8, false, false)).ymm);
+        assert!(!plan(intel, set(24, 8, false, false)).ymm);
+        assert!(!plan(zen5, set(8, 8, false, false)).ymm);
         // AVX2 staggers on AMD only.
         let avx2 = |t: Tuning| t.avx2_stagger.spread(24, 16 * 23, false);
         assert_eq!(avx2(Tuning::ZEN3), 24);

@@ -12,7 +12,8 @@
 //!   the queue's order makes most sets), its digests leaving the state four
 //!   lanes at a time: no per-lane bookkeeping at all. A set of one
 //!   whole-block length runs in place instead, its shared padding block
-//!   from broadcast words. (`sets.rs`) Short rows of wider mixes, with
+//!   from broadcast words. (`sets.rs`; sets of one short whole-block
+//!   length, one after another: `equal_sets.rs`) Short rows of wider mixes, with
 //!   enough of the batch left, go into buckets by block count, each hashed
 //!   the same way when full (`buckets.rs`); a column's, on AVX-512,
 //!   sixteen rows a step (`column_buckets.rs`).
@@ -44,6 +45,7 @@ mod buckets;
 #[cfg(md5_sse2)]
 mod column_buckets;
 pub(super) mod copy;
+mod equal_sets;
 pub(super) mod pad;
 pub(super) mod queue;
 mod runs;

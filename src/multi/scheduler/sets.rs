@@ -5,7 +5,7 @@
 //! longer ones of one length with an end, their ends copied), and their
 //! digests out four lanes at a time.
 
-use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
+use super::pad::{padded_blocks, write_end};
 use super::queue::{Entry, Queue};
 use super::source::{Message, Source};
 use super::state::{Scheduler, BUF_BLOCKS};
@@ -96,18 +96,7 @@ impl<'a> Scheduler<'a> {
         // registers have none, and run fastest at full width (Zen 4: two
         // groups ahead of three, the same section).
         let wide = blocks <= BUF_BLOCKS && (equal || !in_registers);
-        // Not where that would leave less than a group for last: 64
-        // messages ran slower as 48 and 16 than as 32 and 32 (Intel Xeon,
-        // family 6 model 167: benches/RESULTS.md, "Intel Xeon, family 6
-        // model 167: a column's rows sixteen a step, three short groups").
-        let left = source.count() - base;
-        let rest = left.wrapping_sub(self.short_width);
-        let tail_ok = rest == 0 || rest > self.short_width - self.width;
-        let width = match wide && left >= self.short_width && tail_ok {
-            true => self.short_width,
-            false => self.width,
-        }
-        .min(MAX_LANES);
+        let width = self.direct_width(source.count() - base, wide);
         // Each row as read, for `Kernel::rows` (not zeroed: 1 KiB a set on
         // every path).
         let mut rows = [MaybeUninit::<Row>::uninit(); MAX_LANES];
@@ -213,6 +202,14 @@ impl<'a> Scheduler<'a> {
             queue.stash(read);
             return false;
         }
+        if equal && self.kernel.hashes_equal_blocks() && len <= 64 * BUF_BLOCKS {
+            // Short whole-block messages (with rows built in registers, 64
+            // and 256 bytes; 128 and 192 run as rows below): from a start
+            // in registers, digests straight out, and the sets after them
+            // of the same length too (`equal_sets.rs`).
+            self.run_equal_sets(source, queue, (base, width, len), &mut read, out);
+            return true;
+        }
         queue.skip(width);
         // The set's digests, or with the batch's past the caches, a buffer
         // for them (`multi/stream.rs`).
@@ -229,23 +226,7 @@ impl<'a> Scheduler<'a> {
                 quad.copy_from_slice(&digests4(state, lanes.start + 4 * k));
             }
         };
-        if equal && self.kernel.hashes_equal_blocks() && len <= 64 * BUF_BLOCKS {
-            // Short whole-block messages (with rows built in registers, 64
-            // and 256 bytes; 128 and 192 run as rows above): from a start
-            // in registers, digests straight out.
-            let total = self.start.len.wrapping_add(len as u64);
-            let pad = match self.share_pad(total) {
-                true => self.shared_pad_words,
-                false => block_words(&whole_block_pad(total)),
-            };
-            // SAFETY: the kernel hashes equal blocks (checked above); each
-            // of the `width` pointers, whole groups, points at a message of
-            // `len` bytes, `len / 64` whole blocks.
-            unsafe {
-                self.kernel
-                    .equal_blocks(&self.ptr, len / 64, &pad, self.start, run)
-            };
-        } else if equal {
+        if equal {
             self.run_equal(len, width, done);
         } else if tailed {
             // SAFETY: the first `width` entries were written above (the set
@@ -268,6 +249,24 @@ impl<'a> Scheduler<'a> {
             stream::copy_past_cache(staged[..width].as_flattened(), out);
         }
         true
+    }
+
+    /// The lanes of a set read straight from the batch with `left`
+    /// messages left, `wide` where the set may take more lanes than the
+    /// kernel runs at full width (`Kernel::short_lanes`).
+    #[inline(always)]
+    pub(super) fn direct_width(&self, left: usize, wide: bool) -> usize {
+        // Not where that would leave less than a group for last: 64
+        // messages ran slower as 48 and 16 than as 32 and 32 (Intel Xeon,
+        // family 6 model 167: benches/RESULTS.md, "Intel Xeon, family 6
+        // model 167: a column's rows sixteen a step, three short groups").
+        let rest = left.wrapping_sub(self.short_width);
+        let tail_ok = rest == 0 || rest > self.short_width - self.width;
+        match wide && left >= self.short_width && tail_ok {
+            true => self.short_width,
+            false => self.width,
+        }
+        .min(MAX_LANES)
     }
 
     /// Hashes a set of 2 to `width` messages from the queue, most blocks

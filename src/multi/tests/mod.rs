@@ -230,6 +230,27 @@ fn kernels_equal_lengths() {
     }
 }
 
+/// Full sets of one whole-block length read straight from the batch, one
+/// after another (`scheduler/equal_sets.rs`), their run broken by a
+/// message of another length at each lane of a later set (which is then
+/// queued as read), at the shortest and longest such lengths.
+#[test]
+fn kernels_runs_of_equal_sets() {
+    let mut rng = Rng(0x6d75_6c74_690c);
+    for_each_kernel(|k| {
+        let w = k.short_lanes();
+        // Under Miri, a few lanes: it interprets every vector instruction.
+        let step = if cfg!(miri) { w.div_ceil(3) } else { 1 };
+        for len in [64, 256] {
+            for at in (0..w).step_by(step) {
+                let mut inputs: Vec<Vec<u8>> = (0..3 * w + 5).map(|_| rng.bytes(len)).collect();
+                inputs[2 * w + at] = rng.bytes(len + 1);
+                check(k, &inputs);
+            }
+        }
+    });
+}
+
 /// Every length 0..=200 (all padding edges: 55, 56, 63, 64, 119, 120,
 /// 128) in one batch, forwards and backwards, so each length meets
 /// others in the same kernel call.

@@ -1,0 +1,99 @@
+//! Full sets of equal whole-block messages of up to a lane's buffer (64
+//! to 256 bytes: records, keys) read straight from the batch, each hashed
+//! by one call of
+//! [`Kernel::equal_blocks`](crate::multi::kernel::Kernel::equal_blocks),
+//! one set after another for as long as the batch keeps their length:
+//! past the first set, each costs the scheduler only the reads of its
+//! messages, their pointers and the call, not a pass through the
+//! scheduler's loop and [`Scheduler::run_direct`]'s tests, a large share of
+//! a 64-byte message's instructions besides the kernel's
+//! (benches/RESULTS.md, "1000 × 64 B against md5-many").
+
+use super::pad::{block_words, whole_block_pad};
+use super::queue::Queue;
+use super::source::{Message, Source};
+use super::state::Scheduler;
+use crate::multi::state::MAX_LANES;
+use crate::multi::stream;
+use core::mem::MaybeUninit;
+
+impl<'a> Scheduler<'a> {
+    /// Hashes the `width` messages from `base`, `len` bytes each (whole
+    /// blocks, at most a lane's buffer), read into `read` with their
+    /// pointers in `self.ptr`, then each full set that follows them whose
+    /// messages are all `len` bytes long, into their slots of `out`. The
+    /// first set that has another length is queued as read.
+    ///
+    /// The kernel must hash equal blocks (`Kernel::hashes_equal_blocks`),
+    /// every lane idle, and the queue's window empty.
+    #[inline(never)]
+    pub(super) fn run_equal_sets<'s, S: Source<'a>>(
+        &mut self,
+        source: &S,
+        queue: &mut Queue<'s, 'a, S>,
+        (base, width, len): (usize, usize, usize),
+        read: &mut [MaybeUninit<S::Message>; MAX_LANES],
+        out: &mut [[u8; 16]],
+    ) {
+        debug_assert!(self.kernel.hashes_equal_blocks() && len.is_multiple_of(64));
+        let total = self.start.len.wrapping_add(len as u64);
+        let pad = match self.share_pad(total) {
+            true => self.shared_pad_words,
+            false => block_words(&whole_block_pad(total)),
+        };
+        let (mut at, mut width) = (base, width);
+        loop {
+            queue.skip(width);
+            self.hash_equal_set(at..at + width, len, &pad, out);
+            at += width;
+            width = self.direct_width(source.count() - at, true);
+            // Not as `count - at < width`: this way the compiler sees each
+            // index below the count, and checks none of them.
+            if at + width > source.count() {
+                return;
+            }
+            for (lane, i) in (at..at + width).enumerate() {
+                let m = *read[lane].write(source.get(i));
+                if m.len() != len {
+                    // SAFETY: the first `lane + 1` entries were written
+                    // above; `MaybeUninit<M>` has the layout of `M`.
+                    let read =
+                        unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), lane + 1) };
+                    queue.stash(read);
+                    return;
+                }
+                self.ptr[lane] = m.plain().as_ptr();
+            }
+        }
+    }
+
+    /// Hashes the messages of `set`, `len` bytes each, whose pointers are
+    /// `self.ptr[..set.len()]`, then their padding block of the words
+    /// `pad`, into their slots of `out` (through a buffer where the
+    /// batch's digests go past the caches: `multi/stream.rs`).
+    #[inline(always)]
+    fn hash_equal_set(
+        &mut self,
+        set: core::ops::Range<usize>,
+        len: usize,
+        pad: &[u32; 16],
+        out: &mut [[u8; 16]],
+    ) {
+        let width = set.len();
+        let mut staged = None;
+        let run: &mut [[u8; 16]] = match self.past_cache {
+            true => &mut staged.insert([[0u8; 16]; MAX_LANES])[..width],
+            false => &mut out[set.clone()],
+        };
+        // SAFETY: the kernel hashes equal blocks (`run_equal_sets`' caller);
+        // each of the `width` pointers, whole groups, points at a message
+        // of `len` bytes, `len / 64` whole blocks, read from the batch.
+        unsafe {
+            self.kernel
+                .equal_blocks(&self.ptr, len / 64, pad, self.start, run)
+        };
+        if let Some(staged) = &staged {
+            stream::copy_past_cache(staged[..width].as_flattened(), out[set].as_flattened_mut());
+        }
+    }
+}
