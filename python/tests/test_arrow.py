@@ -144,6 +144,18 @@ def test_polars_series():
     assert chunked.n_chunks() == 2
     assert pl.Series(md5x.hash_array(chunked)).to_list() == expected(rows + rows[5:25])
     assert hashed(series.slice(3, 40)) == expected(rows[3:43])
+    # Polars exports views, and takes views back as they are.
+    assert "hex digests as string_view" in repr(md5x.hash_array(series))
+
+
+def test_polars_lazy_map_batches_of_many_rows():
+    # Enough rows for parts on several threads, called from Polars' pool.
+    pl = pytest.importorskip("polars")
+    rows = [None if i % 1000 == 7 else f"row {i}" for i in range(100_000)]
+    lf = pl.LazyFrame({"i": range(len(rows)), "s": rows})
+    md5 = pl.col("s").map_batches(lambda s: pl.Series(md5x.hash_array(s)), return_dtype=pl.String)
+    out = lf.with_columns(md5=md5).filter(pl.col("i") % 3 == 0).collect()
+    assert out["md5"].to_list() == expected(rows[::3])
 
 
 def test_nanoarrow_and_arro3():
