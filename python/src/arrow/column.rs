@@ -1,7 +1,9 @@
 //! A column of digests, in the buffers it is exported from: fixed-width
 //! values (16 bytes, or 32 hex or 24 base64 characters, a row), the input's
 //! validity, and, for the string forms, offsets stepping by the width or
-//! views of each row, made for the type an export asks for.
+//! views of each row, made for the type an export asks for (a view
+//! input's views while it is hashed). A column of many rows is hashed in
+//! parts of consecutive rows, on threads of their own.
 
 use super::rows::{Refused, Rows, Scratch, Validity};
 use crate::stop::Stop;
