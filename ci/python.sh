@@ -3,7 +3,8 @@
 # environment under target/, the package built from source and installed
 # with its test dependencies (`pip install ./python[test]`, which fetches
 # maturin into pip's isolated build environment and compiles the Rust
-# code), then its tests. Each step prints its time.
+# code), then its tests, and the Polars tests again with Polars 1.x. Each
+# step prints its time.
 #
 #   bash ci/python.sh                  # venv in target/python-venv
 #   MD5X_VENV=/path bash ci/python.sh  # another venv
@@ -37,5 +38,18 @@ step "pip install ./python[test] (builds the wheel with maturin)"
 
 step "python -m pytest python/tests"
 "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider
+
+# The test extra installs the current Polars (2.x); the Polars tests run
+# again with the last Polars 1.x, installed apart (pip --target, about
+# 180 MB, once) and put first on the path, with the same build of md5x:
+# both export strings as views and must take md5x's views back.
+step "Polars 1.x: python -m pytest python/tests -k polars"
+polars1=$root/target/python-polars1
+if ! PYTHONPATH=$polars1 "$venv/bin/python" -c 'import polars; assert polars.__version__.startswith("1.")' 2>/dev/null; then
+    rm -rf "$polars1"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q --target "$polars1" "polars>=1.0,<2"
+fi
+PYTHONPATH=$polars1 "$venv/bin/python" -c 'import polars; print("polars", polars.__version__, polars.__file__)'
+PYTHONPATH=$polars1 "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider -k polars
 
 step

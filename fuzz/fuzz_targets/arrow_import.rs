@@ -7,7 +7,9 @@
 //! field claims an extent no buffer can have (2**61 slots or more): those
 //! must be refused before anything is read, which AddressSanitizer
 //! checks. An accepted array's digests must be, row for row, `Md5` over
-//! the bytes its offsets or views name; its nulls the bitmap's.
+//! the bytes its offsets or views name (as bytes or hex, hashed on one to
+//! three threads); its nulls the bitmap's; and the views made for a view
+//! input's hex digests must each name its row's digest.
 #![no_main]
 
 extern crate md5 as md5x;
@@ -327,7 +329,9 @@ fuzz_target!(|data: &[u8]| {
     };
     let len = rows.len();
     let stop = stop::Stop::default();
-    let Ok(column) = Column::hash(rows, Output::Binary, &stop) else {
+    let output = [Output::Binary, Output::Hex][c.u8() as usize % 2];
+    let jobs = 1 + c.u8() as usize % 3;
+    let Ok(column) = Column::hash(rows, output, jobs, &stop) else {
         return;
     };
     assert_eq!(column.len, len);
@@ -352,7 +356,36 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(got_valid, is_valid, "row {i}'s validity");
         if is_valid {
             let want: [u8; 16] = Md5::digest(expected(&child, layout, slot)).into();
-            assert_eq!(column.values[i * 16..i * 16 + 16], want, "row {i}");
+            let want = match output {
+                Output::Hex => want
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+                    .into_bytes(),
+                _ => want.to_vec(),
+            };
+            let width = want.len();
+            assert_eq!(column.values[i * width..(i + 1) * width], want, "row {i}");
+        }
+    }
+    if output == Output::Hex && layout == Layout::View {
+        let views = column.views();
+        assert_eq!(
+            (views.views.len(), &views.starts[..]),
+            (len, &[0][..len.min(1)])
+        );
+        for (i, view) in views.views.iter().enumerate() {
+            let field = |at: usize| i32::from_le_bytes(view[at..at + 4].try_into().unwrap());
+            assert_eq!(
+                (field(0), field(8), field(12)),
+                (32, 0, 32 * i as i32),
+                "row {i}'s view"
+            );
+            assert_eq!(
+                view[4..8],
+                column.values[32 * i..32 * i + 4],
+                "row {i}'s view"
+            );
         }
     }
 });

@@ -143,6 +143,18 @@ def test_polars_series():
     assert chunked.n_chunks() == 2
     assert pl.Series(md5x.hash_array(chunked)).to_list() == expected(rows + rows[5:25])
     assert hashed(series.slice(3, 40)) == expected(rows[3:43])
+    # Polars exports views, and takes views back as they are.
+    assert "hex digests as string_view" in repr(md5x.hash_array(series))
+
+
+def test_polars_lazy_map_batches_of_many_rows():
+    # Enough rows for parts on several threads, called from Polars' pool.
+    pl = pytest.importorskip("polars")
+    rows = [None if i % 1000 == 7 else f"row {i}" for i in range(100_000)]
+    lf = pl.LazyFrame({"i": range(len(rows)), "s": rows})
+    md5 = pl.col("s").map_batches(lambda s: pl.Series(md5x.hash_array(s)), return_dtype=pl.String)
+    out = lf.with_columns(md5=md5).filter(pl.col("i") % 3 == 0).collect()
+    assert out["md5"].to_list() == expected(rows[::3])
 
 
 def test_nanoarrow_and_arro3():
@@ -196,6 +208,37 @@ def test_output_keyword_and_positional_array():
     )
     with pytest.raises(TypeError):
         md5x.hash_array(array=pa.array(["a"]))
+
+
+@pytest.mark.parametrize(
+    ("arrow_type", "output"),
+    [(pa.string(), "hex"), (pa.string_view(), "hex"), (pa.string_view(), "base64"), (pa.large_binary(), "binary")],
+    ids=str,
+)
+def test_many_rows_on_several_threads_against_hashlib(arrow_type, output):
+    # 140,003 rows: up to 4 parts of 32,768 rows or more, each on a thread
+    # of its own, their last rows and NULLs where the parts meet.
+    rng = random.Random(0x0B5)
+    rows = [None if i % 97 == 0 else rng.randbytes(rng.randrange(80)).hex()[: rng.randrange(120)] for i in range(140_003)]
+    if arrow_type == pa.large_binary():
+        rows = [None if r is None else r.encode() for r in rows]
+    column = pa.array(rows, arrow_type)
+    want = expected(rows, output)
+    for jobs in (1, 2, 3, 7):
+        assert pa.array(md5x.hash_array(column, output, jobs=jobs)).to_pylist() == want
+    window = column.slice(1001, 100_000)
+    assert pa.array(md5x.hash_array(window, output, jobs=3)).to_pylist() == want[1001:101_001]
+    chunked = pa.chunked_array([column, window])
+    got = pa.chunked_array(md5x.hash_array(chunked, output, jobs=2)).to_pylist()
+    assert got == want + want[1001:101_001]
+
+
+@pytest.mark.parametrize("jobs", [0, -1, -(2**63)])
+def test_jobs_below_one_raise_value_error(jobs):
+    with pytest.raises(ValueError, match=f"jobs must be at least 1, not {jobs}"):
+        md5x.hash_array(pa.array(["a"]), jobs=jobs)
+    with pytest.raises(TypeError):
+        md5x.hash_array(pa.array(["a"]), "hex", 2)  # a keyword only
 
 
 def test_result_is_exported_without_copy_and_outlives_its_input():

@@ -91,17 +91,23 @@ def hash_array(
     array: _ArrowArrayExportable,
     /,
     output: Literal["hex", "binary", "base64"] = "hex",
+    *,
+    jobs: int | None = None,
 ) -> ArrowArray: ...
 @overload
 def hash_array(
     array: _ArrowStreamExportable,
     /,
     output: Literal["hex", "binary", "base64"] = "hex",
+    *,
+    jobs: int | None = None,
 ) -> ArrowStream: ...
 def hash_array(
     array: _ArrowArrayExportable | _ArrowStreamExportable,
     /,
     output: Literal["hex", "binary", "base64"] = "hex",
+    *,
+    jobs: int | None = None,
 ) -> ArrowArray | ArrowStream:
     """The MD5 of each row of an Arrow column, as an Arrow column.
 
@@ -112,7 +118,9 @@ def hash_array(
     ``output`` is ``"hex"``, ``"binary"`` (16 bytes) or ``"base64"``
     (padded); anything else raises ``ValueError``. An array gives an
     ``ArrowArray``, a stream an ``ArrowStream``. The GIL is released while
-    the rows are hashed.
+    the rows are hashed, those of an array of 65,536 rows or more on up to
+    ``jobs`` threads (default: the CPUs this process may use); ``jobs``
+    below 1 raises ``ValueError``.
     """
 
 def s3_etag(

@@ -56,21 +56,37 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
 /// (one array for each of the input's) for a stream; both export the
 /// PyCapsule interface, so ``pyarrow.array(r)``, ``pyarrow.chunked_array(r)``
 /// and ``polars.Series(r)`` take them without a copy. The GIL is released
-/// while the rows are hashed.
+/// while the rows are hashed: an array of many rows (65,536 or more) on up
+/// to ``jobs`` threads (default: the CPUs this process may use), a part of
+/// its rows each. ``jobs`` below 1 raises ``ValueError``.
 #[pyfunction]
-#[pyo3(signature = (array, /, output = "hex"))]
-fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResult<Py<PyAny>> {
+#[pyo3(signature = (array, /, output = "hex", *, jobs = None))]
+fn hash_array(
+    py: Python<'_>,
+    array: &Bound<'_, PyAny>,
+    output: &str,
+    jobs: Option<i64>,
+) -> PyResult<Py<PyAny>> {
     let output = Output::parse(output).ok_or_else(|| {
         PyValueError::new_err(format!(
             "output must be \"hex\", \"binary\" or \"base64\", not {output:?}"
         ))
     })?;
+    let jobs = match jobs {
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Some(j) if j >= 1 => usize::try_from(j).unwrap_or(usize::MAX),
+        Some(j) => {
+            return Err(PyValueError::new_err(format!(
+                "jobs must be at least 1, not {j}"
+            )))
+        }
+    };
     match import::export(array)? {
         Source::Array(schema, array) => {
             let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
             let views = shape.layout == Layout::View;
             let hash = |rows, stop: &Stop| {
-                let column = Column::hash(rows, output, stop)?;
+                let column = Column::hash(rows, output, jobs, stop)?;
                 let exported = Exported::choose(output, views, &[&column]);
                 column.prepare(exported);
                 Ok::<_, Refused>((column, exported))
@@ -95,7 +111,7 @@ fn hash_array(py: Python<'_>, array: &Bound<'_, PyAny>, output: &str) -> PyResul
             // main thread only: a Python producer is not interrupted in
             // the middle of an array, and the interrupt is not turned
             // into its error).
-            let read = interrupt::run(py, |stop| read_stream(&mut stream, output, stop))?;
+            let read = interrupt::run(py, |stop| read_stream(&mut stream, output, jobs, stop))?;
             drop(stream);
             let (chunks, exported) = read?;
             Ok(Py::new(py, PyArrowStream::new(chunks, output, exported))?.into_any())
@@ -140,11 +156,12 @@ impl From<StreamError> for PyErr {
     }
 }
 
-/// Hashes each array of `stream`, and picks the one type that all the
-/// results are exported as.
+/// Hashes each array of `stream` on up to `jobs` threads, and picks the
+/// one type that all the results are exported as.
 fn read_stream(
     stream: &mut Imported<ArrowArrayStream>,
     output: Output,
+    jobs: usize,
     stop: &Stop,
 ) -> Result<(Vec<Column>, Exported), StreamError> {
     let (Some(get_schema), Some(get_next)) = (stream.get_schema, stream.get_next) else {
@@ -172,7 +189,7 @@ fn read_stream(
             break; // The end of the stream.
         }
         let rows = Rows::new(&array, shape).map_err(StreamError::Malformed)?;
-        chunks.push(Column::hash(rows, output, stop).map_err(|e| match e {
+        chunks.push(Column::hash(rows, output, jobs, stop).map_err(|e| match e {
             Refused::Malformed(m) => StreamError::Malformed(m),
             Refused::Stopped => StreamError::Stopped,
         })?);

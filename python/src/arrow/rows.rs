@@ -63,8 +63,6 @@ enum Data<'a> {
 struct ViewRows<'a> {
     views: &'a [[u8; 16]],
     data: Vec<&'a [u8]>,
-    /// The rows' bytes in all (nulls' too), as the views say.
-    bytes: usize,
 }
 
 /// What [`Rows::digest_range_into`] reuses from one range to the next.
@@ -234,6 +232,11 @@ impl<'a> Rows<'a> {
         self.len
     }
 
+    /// Whether the rows are a view array's.
+    pub fn is_views(&self) -> bool {
+        matches!(self.data, Data::Views(_))
+    }
+
     /// The rows' null bitmap and count, `None` where no row is null.
     pub fn take_validity(&mut self) -> Option<Validity> {
         self.validity.take()
@@ -244,7 +247,7 @@ impl<'a> Rows<'a> {
         let bytes = match &self.data {
             Data::Empty => 0,
             Data::Offsets32(values, _) | Data::Offsets64(values, _) => values.len(),
-            Data::Views(views) => views.bytes,
+            Data::Views(views) => views.bytes(),
         };
         steps::work(self.len, bytes)
     }
@@ -283,11 +286,9 @@ impl<'a> Rows<'a> {
             Data::Views(views) => {
                 let rows = &mut scratch.rows;
                 rows.clear();
+                let bits = self.validity.as_ref().map(|v| &v.bits[..]);
                 for i in start..end {
-                    let null = self
-                        .validity
-                        .as_ref()
-                        .is_some_and(|v| v.bits[i / 8] >> (i % 8) & 1 == 0);
+                    let null = bits.is_some_and(|b| b[i / 8] >> (i % 8) & 1 == 0);
                     rows.push(if null { &[] } else { views.row(i)? });
                 }
                 steps::digest_rows(rows, out, stop)?;
@@ -300,34 +301,65 @@ impl<'a> Rows<'a> {
 impl<'a> ViewRows<'a> {
     /// Row `i`'s bytes: in its view if 12 or fewer, else in the data
     /// buffer and at the offset the view names, checked to lie inside it.
+    /// The view is read once: its fields are copied, checked and used
+    /// from the copy.
+    #[inline]
     fn row(&self, i: usize) -> Result<&'a [u8], String> {
         let view: &'a [u8; 16] = &self.views[i];
-        let field = |at: usize| i32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
-        let size = field(0);
-        let size = usize::try_from(size).map_err(|_| format!("row {i}'s length is {size}"))?;
-        if size <= 12 {
-            return Ok(&view[4..4 + size]);
+        let fields = read_once(view);
+        let [size, index, start] = [0, 64, 96].map(|at| (fields >> at) as u32 as i32);
+        if (0..=12).contains(&size) {
+            return Ok(&view[4..4 + size as usize]);
         }
-        let (index, start) = (field(8), field(12));
-        let buffer = usize::try_from(index)
-            .ok()
-            .and_then(|b| self.data.get(b))
-            .ok_or_else(|| {
-                format!(
-                    "row {i}'s view names data buffer {index} of {}",
-                    self.data.len()
-                )
-            })?;
-        usize::try_from(start)
-            .ok()
-            .and_then(|s| buffer.get(s..s.checked_add(size)?))
-            .ok_or_else(|| {
-                format!(
-                    "row {i}'s view ({start} + {size} bytes) is past the end of data buffer \
-                     {index} ({} bytes)",
-                    buffer.len()
-                )
-            })
+        let bad = || bad_view(i, [size, index, start], &self.data);
+        let (Ok(length), Ok(buffer), Ok(first)) = (
+            usize::try_from(size),
+            usize::try_from(index),
+            usize::try_from(start),
+        ) else {
+            return Err(bad());
+        };
+        self.data
+            .get(buffer)
+            .and_then(|data| data.get(first..first.checked_add(length)?))
+            .ok_or_else(bad)
+    }
+
+    /// The rows' bytes in all (nulls' too), as the views say.
+    fn bytes(&self) -> usize {
+        self.views
+            .iter()
+            .map(|v| i32::from_le_bytes([v[0], v[1], v[2], v[3]]).max(0) as usize)
+            .fold(0usize, usize::saturating_add)
+    }
+}
+
+/// The 16 bytes of a view as one number, read once: its fields are
+/// checked and used from this copy, so that a producer's thread rewriting
+/// the view meanwhile cannot make a checked field differ from the one
+/// used (the compiler may not read a volatile load's memory again).
+#[inline]
+fn read_once(view: &[u8; 16]) -> u128 {
+    // SAFETY: `view` is a reference to 16 bytes in the views buffer,
+    // readable (the producer's promise, its extent checked by `region`);
+    // `[u8; 16]` needs no alignment.
+    u128::from_le_bytes(unsafe { std::ptr::read_volatile(view) })
+}
+
+/// Why the view of row `i`, of these length, buffer index and offset, was
+/// refused, over `data` buffers.
+#[cold]
+fn bad_view(i: usize, [size, index, start]: [i32; 3], data: &[&[u8]]) -> String {
+    if size < 0 {
+        return format!("row {i}'s length is {size}");
+    }
+    match usize::try_from(index).ok().and_then(|b| data.get(b)) {
+        None => format!("row {i}'s view names data buffer {index} of {}", data.len()),
+        Some(buffer) => format!(
+            "row {i}'s view ({start} + {size} bytes) is past the end of data buffer {index} \
+             ({} bytes)",
+            buffer.len()
+        ),
     }
 }
 
@@ -543,9 +575,5 @@ fn views<'a>(
     // SAFETY: the views buffer holds one 16-byte view per slot, `offset +
     // len` of them; a `[u8; 16]` needs no alignment.
     let views: &[[u8; 16]] = unsafe { region::slice(buffers[1], offset, len, "views")? };
-    let bytes = views
-        .iter()
-        .map(|v| i32::from_le_bytes([v[0], v[1], v[2], v[3]]).max(0) as usize)
-        .fold(0usize, usize::saturating_add);
-    Ok(ViewRows { views, data, bytes })
+    Ok(ViewRows { views, data })
 }
