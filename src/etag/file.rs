@@ -105,6 +105,25 @@ pub fn multipart_file_unlimited(file: &File, part_size: u64) -> io::Result<Etag>
     hash_file(file, part_size, u64::MAX, Shape::detect(), &Control::new())
 }
 
+/// [`multipart_file`] on at most `threads` threads (0 counts as 1) rather
+/// than one per core, with at most `max_parts` parts ([`MAX_PARTS`] for
+/// S3's limit, `u64::MAX` for none, as [`multipart_file_unlimited`]).
+///
+/// # Errors
+///
+/// As [`multipart_file`], with `max_parts` for the part limit.
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn multipart_file_on(
+    file: &File,
+    part_size: u64,
+    max_parts: u64,
+    threads: usize,
+) -> io::Result<Etag> {
+    let mut shape = Shape::detect();
+    shape.threads = threads.max(1);
+    hash_file(file, part_size, max_parts, shape, &Control::new())
+}
+
 /// How [`hash_file`] reads: parts per set, bytes per part and round, the
 /// most threads, and how far ahead of each part's reads to ask the OS to
 /// read (0: not at all).
