@@ -210,7 +210,7 @@ pub fn check_list(
             }
             Entry::Etag(_, l) => {
                 out.flush();
-                let checked = check_etag(&l, o.etag);
+                let checked = check_etag(&l, o.etag, cx.engine.jobs);
                 (l.name, checked)
             }
         };
@@ -284,10 +284,14 @@ fn md5_line(l: EtagLine) -> Line {
 }
 
 /// Checks the file of a multipart ETag line with the part size of
-/// `--etag`.
-fn check_etag(l: &EtagLine, size: Option<PartSize>) -> Result<Checked, HashError> {
+/// `--etag`, on at most `threads` threads (`-j`).
+fn check_etag(
+    l: &EtagLine,
+    size: Option<PartSize>,
+    threads: usize,
+) -> Result<Checked, HashError> {
     let size = size.expect("ETag lines are read only with --etag");
-    let found = etag::check_multipart(&input_for(&l.name), &l.etag, size)?;
+    let found = etag::check_multipart(&input_for(&l.name), &l.etag, size, threads)?;
     Ok(match (found, size) {
         (None, _) => Checked::Failed,
         (Some(_), PartSize::Fixed(_)) => Checked::Ok,
