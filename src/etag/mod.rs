@@ -56,6 +56,10 @@
 //!
 //! assert_eq!(etag::upload(b"hello", 8 << 20)?.to_string(), "5d41402abc4b2a76b9719d911017c592");
 //! assert_eq!(etag::upload(b"hello", 3)?.to_string(), "554a2f6105cc700b8cc987b5ddfb8102-2");
+//! // `multipart_chunksize = 16MB` alone: the 8 MiB threshold stays, so
+//! // 9 MiB is one part of 16 MiB.
+//! let rule = etag::UploadRule::new(16 << 20)?.with_threshold(8 << 20);
+//! assert_eq!(rule.upload(&vec![0; 9 << 20])?.parts(), Some(1));
 //! # Ok::<(), etag::PartsError>(())
 //! ```
 //!
