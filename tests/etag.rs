@@ -5,7 +5,7 @@
 //! has, the file form at every set width and with and without its reading
 //! thread.
 
-use md5::etag::{self, Etag, EtagHasher, ParseEtagError, PartsError, MAX_PARTS};
+use md5::etag::{self, Etag, EtagHasher, ParseEtagError, PartsError, UploadRule, MAX_PARTS};
 use md5::Digest;
 use std::fs::File;
 use std::io::{self, Write};
@@ -17,6 +17,8 @@ use rng::Rng;
 
 #[path = "common/etag_oracle.rs"]
 mod etag_oracle;
+
+use etag_oracle::{s3transfer_part_size, zeros_composed};
 
 /// The oracle: S3's formula over md-5 0.10.6, written out.
 fn composed(data: &[u8], part_size: usize) -> String {
@@ -629,4 +631,113 @@ fn upload_file_reads_a_fifo() {
         assert_eq!(got.to_string(), composed(&data, 100_000));
     });
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The AWS CLI's rule with its two settings apart, against the oracle:
+/// the plain MD5 below `multipart_threshold`, the composed ETag in parts
+/// of `multipart_chunksize` from it on, for buffers, files and readers.
+#[test]
+fn upload_rule_with_a_threshold_against_the_oracle() {
+    let mut rng = Rng(42);
+    for len in [0usize, 1, 99, 100, 101, 299, 300, 301, 5000] {
+        let data = rng.bytes(len);
+        #[cfg(feature = "std")]
+        let file = TempFile::new(&data);
+        for (chunk, threshold) in [(100usize, 0u64), (100, 50), (100, 300), (64, 5000), (1, 1)] {
+            let want = if (len as u64) < threshold {
+                Etag::from_md5(upstream::Md5::digest(&data).into()).to_string()
+            } else {
+                composed(&data, chunk)
+            };
+            let rule = UploadRule::new(chunk as u64)
+                .unwrap()
+                .with_threshold(threshold);
+            let what = format!("{len} {chunk} {threshold}");
+            assert_eq!(rule.upload(&data).unwrap().to_string(), want, "{what}");
+            #[cfg(feature = "std")]
+            for threads in [0, 1, 3] {
+                let got = rule.upload_file(&file.open(), threads).unwrap();
+                assert_eq!(got.to_string(), want, "file {what}");
+                let got = rule.upload_reader(&data[..]).unwrap();
+                assert_eq!(got.to_string(), want, "reader {what}");
+            }
+        }
+    }
+}
+
+/// A sparse file (no data written, no disk used) of `len` bytes.
+#[cfg(feature = "std")]
+fn sparse_file(len: u64) -> TempFile {
+    let file = TempFile::new(b"");
+    File::options()
+        .write(true)
+        .open(&file.0)
+        .unwrap()
+        .set_len(len)
+        .unwrap();
+    file
+}
+
+/// Past 10,000 parts the upload forms double the part size, as
+/// s3transfer's rule (the AWS CLI's) does: the part size against the rule
+/// at S3's sizes, and real ETags of data 10,001 to 40,001 parts long of
+/// small parts (kept as given, doubled all the same), random and sparse,
+/// against the oracle.
+#[test]
+fn upload_past_10000_parts_doubles_the_part_size() {
+    const MIB: u64 = 1 << 20;
+    for chunk in [5 * MIB, 8 * MIB, 15 * MIB, 1024, 64] {
+        for parts in [1, 9_999, 10_000, 10_001, 20_000, 20_001, 40_001, 1_000_000] {
+            for len in [parts * chunk - 1, parts * chunk, parts * chunk + 1] {
+                let rule = UploadRule::new(chunk).unwrap().with_threshold(0);
+                let want = s3transfer_part_size(chunk, len);
+                assert_eq!(rule.part_size(len), Ok(Some(want)), "{chunk} {len}");
+            }
+        }
+    }
+    let mut rng = Rng(43);
+    for (len, part) in [(10_000, 1), (10_001, 1), (20_001, 1), (40_001 * 64, 64)] {
+        let data = rng.bytes(len);
+        let p = s3transfer_part_size(part, len as u64) as usize;
+        let want = composed(&data, p);
+        assert_eq!(etag::upload(&data, part).unwrap().to_string(), want);
+        #[cfg(feature = "std")]
+        {
+            let file = TempFile::new(&data);
+            let got = etag::upload_file(&file.open(), part).unwrap();
+            assert_eq!(got.to_string(), want, "{len} {part}");
+        }
+    }
+    #[cfg(feature = "std")]
+    for part in [1024, 4096] {
+        let len = 10_001 * part;
+        let file = sparse_file(len);
+        let want = zeros_composed::<upstream::Md5>(len, 2 * part);
+        assert!(want.ends_with("-5001"));
+        let got = etag::upload_file(&file.open(), part).unwrap();
+        assert_eq!(got.to_string(), want);
+        let got = UploadRule::new(part).unwrap().upload_file(&file.open(), 1);
+        assert_eq!(got.unwrap().to_string(), want);
+    }
+}
+
+/// Sparse files of 10,001 parts of the AWS CLI's 8 MiB and of rclone's
+/// 5 MiB: 5,001 parts of twice the size, against s3transfer's rule and the
+/// MD5 of a part of zeros computed once. They read 127 GiB of zeros,
+/// minutes: `cargo test --release --test etag -- --ignored` runs them
+/// (`upload_past_10000_parts_doubles_the_part_size` runs the rule at
+/// these sizes and real hashes of small parts in every run).
+#[test]
+#[cfg(feature = "std")]
+#[ignore = "reads 127 GiB of sparse files: minutes"]
+fn sparse_files_of_10001_parts_of_5_and_8_mib() {
+    for part in [8u64 << 20, 5 << 20] {
+        let len = 10_001 * part;
+        let file = sparse_file(len);
+        assert_eq!(s3transfer_part_size(part, len), 2 * part);
+        let want = zeros_composed::<upstream::Md5>(len, 2 * part);
+        assert!(want.ends_with("-5001"));
+        let got = etag::upload_file(&file.open(), part).unwrap();
+        assert_eq!(got.to_string(), want, "{part}");
+    }
 }

@@ -43,7 +43,10 @@ pub fn hash_files(cx: &Ctx<'_>, files: &[OsString], out: &mut Out<'_>) -> bool {
             (Step::Item(name, Some(r)), Some(_)) => (name, r.map(|d| Sum::Etag(Etag::from_md5(d)))),
             (Step::Item(name, None), Some(p)) => {
                 out.flush();
-                (name, upload_etag(&input_for(name), p).map(Sum::Etag))
+                (
+                    name,
+                    upload_etag(&input_for(name), p, cx.engine.jobs).map(Sum::Etag),
+                )
             }
             (Step::Item(_, None), None) => return,
         };

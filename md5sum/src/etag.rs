@@ -5,7 +5,7 @@
 //! streaming `EtagHasher`.
 
 use crate::engine::{HashError, Input, READ_STDIN, STDIN_CLOSED};
-use md5::etag::{self, Etag, EtagHasher};
+use md5::etag::{self, Etag, EtagHasher, UploadRule};
 use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::Ordering;
@@ -158,38 +158,61 @@ fn for_each_read(
     }
 }
 
-/// The ETag S3 shows for `input` uploaded by the AWS CLI's rule with parts
-/// of `part_size` bytes (`md5::etag::upload_file`): its plain MD5 if it is
-/// shorter than one part (uploaded whole), else its multipart ETag, with
-/// at most 10,000 parts.
-pub fn upload_etag(input: &Input, part_size: u64) -> Result<Etag, HashError> {
+/// The ETag S3 shows for `input` uploaded by the AWS CLI's rule with
+/// `multipart_chunksize` and `multipart_threshold` both `part_size`
+/// (`md5::etag::UploadRule::upload_file`): its plain MD5 if it is shorter
+/// than one part (uploaded whole), else its multipart ETag, the part size
+/// of a regular file doubled until it has at most 10,000 parts, read on at
+/// most `threads` threads (`-j`).
+pub fn upload_etag(input: &Input, part_size: u64, threads: usize) -> Result<Etag, HashError> {
+    let rule = UploadRule::new(part_size).map_err(parts_error)?;
     match open(input)? {
-        Source::File(file, _) => etag::upload_file(&file, part_size).map_err(read_error),
-        Source::Stream(s) => etag::upload_reader(s, part_size).map_err(read_error),
+        Source::File(file, _) => rule.upload_file(&file, threads).map_err(read_error),
+        Source::Stream(s) => rule.upload_reader(s).map_err(read_error),
     }
 }
 
-/// Checks `input` against a multipart ETag: with a part size, that one;
-/// with [`PartSize::Auto`], the [`candidates`] for its length (for a
-/// stream, the [`CLIENT_DEFAULTS`], hashed side by side as it is read
-/// once). The part size that matched, or `None`. Any part count is
+/// The part sizes `--etag=SIZE` tries for a regular file of `len` bytes:
+/// SIZE itself, and the part size the AWS CLI's rule gives the file with
+/// SIZE as `multipart_chunksize` (SIZE doubled until the file fits in
+/// 10,000 parts), where that differs. At most one of them gives a part
+/// count.
+fn fixed_sizes(len: u64, size: u64) -> Vec<u64> {
+    let mut sizes = vec![size];
+    let adjusted = UploadRule::new(size).map(|r| r.with_threshold(0).part_size(len));
+    if let Ok(Ok(Some(p))) = adjusted {
+        if p != size {
+            sizes.push(p);
+        }
+    }
+    sizes
+}
+
+/// Checks `input` against a multipart ETag: with a part size, that one or
+/// the one the AWS CLI doubles it to for the file's length
+/// ([`fixed_sizes`]); with [`PartSize::Auto`], the [`candidates`] for its
+/// length (for a stream, the [`CLIENT_DEFAULTS`], hashed side by side as it
+/// is read once). A regular file is read on at most `threads` threads
+/// (`-j`). The part size that matched, or `None`. Any part count is
 /// computed, not only S3's 10,000, since the line names it.
 pub fn check_multipart(
     input: &Input,
     expected: &Etag,
     size: PartSize,
+    threads: usize,
 ) -> Result<Option<u64>, HashError> {
     let parts = expected.parts().unwrap_or(1);
     match open(input)? {
         Source::File(file, len) => {
             let sizes = match size {
-                PartSize::Fixed(p) => vec![p],
+                PartSize::Fixed(p) => fixed_sizes(len, p),
                 PartSize::Auto => candidates(len, parts),
             };
             for p in sizes {
                 let fits = etag::part_sizes(len, parts).is_some_and(|r| r.contains(&p));
                 if fits
-                    && etag::multipart_file_unlimited(&file, p).map_err(read_error)? == *expected
+                    && etag::multipart_file_on(&file, p, u64::MAX, threads).map_err(read_error)?
+                        == *expected
                 {
                     return Ok(Some(p));
                 }
@@ -263,6 +286,20 @@ mod tests {
         ] {
             assert_eq!(fixed(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn fixed_sizes_add_the_doubled_one() {
+        // Up to 10,000 parts: the size alone.
+        assert_eq!(fixed_sizes(10_000 * 8 * MIB, 8 * MIB), [8 * MIB]);
+        assert_eq!(fixed_sizes(0, 8 * MIB), [8 * MIB]);
+        assert_eq!(fixed_sizes(100, 8 * MIB), [8 * MIB]);
+        // Past them, the AWS CLI's doubled size too.
+        assert_eq!(fixed_sizes(10_001 * 8 * MIB, 8 * MIB), [8 * MIB, 16 * MIB]);
+        assert_eq!(fixed_sizes(40_001 * 5 * MIB, 5 * MIB), [5 * MIB, 40 * MIB]);
+        assert_eq!(fixed_sizes(10_001 * 1024, 1024), [1024, 2048]);
+        // Too long for 10,000 parts of 5 GiB: the size alone.
+        assert_eq!(fixed_sizes(u64::MAX, 8 * MIB), [8 * MIB]);
     }
 
     #[test]

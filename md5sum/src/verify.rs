@@ -165,25 +165,23 @@ pub fn check_list(
             return false;
         }
     };
-    let etags = o.etag.is_some();
-    let items = List::new(reader, reversed)
-        .etags(etags)
-        .map(|entry| match entry {
-            // A list read from standard input cannot name it.
-            Entry::Line(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
-            Entry::Etag(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
-            Entry::Line(n, l) => (Some(input_for(&l.name)), Entry::Line(n, l)),
-            // An ETag without a part count is an MD5, which the engine checks;
-            // a multipart one is checked in its turn, by `etag`.
-            Entry::Etag(n, l) if l.etag.parts().is_none() => {
-                let l = md5_line(l);
-                (Some(input_for(&l.name)), Entry::Line(n, l))
-            }
-            other => (None, other),
-        });
+    let mut list = List::new(reader, reversed).etags(o.etag.is_some());
+    let to_item = |entry| match entry {
+        // A list read from standard input cannot name it.
+        Entry::Line(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
+        Entry::Etag(n, l) if is_stdin && l.name == b"-" => (None, Entry::Bad(n)),
+        Entry::Line(n, l) => (Some(input_for(&l.name)), Entry::Line(n, l)),
+        // An ETag without a part count is an MD5, which the engine checks;
+        // a multipart one is checked in its turn, by `etag`.
+        Entry::Etag(n, l) if l.etag.parts().is_none() => {
+            let l = md5_line(l);
+            (Some(input_for(&l.name)), Entry::Line(n, l))
+        }
+        other => (None, other),
+    };
     let mut tally = Tally::default();
     let mut rec = Vec::new();
-    let run = engine::run(&cx.engine, items, |step: Step<Entry>| {
+    let mut consume = |step: Step<Entry>| {
         let (entry, r) = match step {
             Step::Idle => return out.flush(),
             Step::Item(entry, r) => (entry, r),
@@ -210,7 +208,7 @@ pub fn check_list(
             }
             Entry::Etag(_, l) => {
                 out.flush();
-                let checked = check_etag(&l, o.etag);
+                let checked = check_etag(&l, o.etag, cx.engine.jobs);
                 (l.name, checked)
             }
         };
@@ -247,8 +245,37 @@ pub fn check_list(
                 }
             }
         }
-    });
+    };
+    // The engine holds the entries it has taken (up to thousands) until
+    // it consumes them; an entry that holds a long name ends its run, so
+    // that it holds at most one such name, and the next run takes the
+    // rest of the list.
+    let run = loop {
+        let mut long_name = false;
+        let items = std::iter::from_fn(|| {
+            if long_name {
+                return None;
+            }
+            let entry = list.next()?;
+            long_name = name_len(&entry) > check_line::SHORT_MAX;
+            Some(entry)
+        })
+        .map(&to_item);
+        let run = engine::run(&cx.engine, items, &mut consume);
+        if run.is_err() || !long_name {
+            break run;
+        }
+    };
     run.is_ok() && tally.report(o, &qname, out)
+}
+
+/// The bytes of the name an entry holds.
+fn name_len(entry: &Entry) -> usize {
+    match entry {
+        Entry::Line(_, l) => l.name.len(),
+        Entry::Etag(_, l) => l.name.len(),
+        Entry::Bad(_) | Entry::ReadError => 0,
+    }
 }
 
 /// What checking a listed file came to.
@@ -284,10 +311,10 @@ fn md5_line(l: EtagLine) -> Line {
 }
 
 /// Checks the file of a multipart ETag line with the part size of
-/// `--etag`.
-fn check_etag(l: &EtagLine, size: Option<PartSize>) -> Result<Checked, HashError> {
+/// `--etag`, on at most `threads` threads (`-j`).
+fn check_etag(l: &EtagLine, size: Option<PartSize>, threads: usize) -> Result<Checked, HashError> {
     let size = size.expect("ETag lines are read only with --etag");
-    let found = etag::check_multipart(&input_for(&l.name), &l.etag, size)?;
+    let found = etag::check_multipart(&input_for(&l.name), &l.etag, size, threads)?;
     Ok(match (found, size) {
         (None, _) => Checked::Failed,
         (Some(_), PartSize::Fixed(_)) => Checked::Ok,

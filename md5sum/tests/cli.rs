@@ -1052,9 +1052,10 @@ fn few_file_descriptors() {
     }
 }
 
-/// A check-file line longer than any valid one is not held whole: an
-/// endless one (`/dev/zero`) ends the list as GNU's failed allocation does,
-/// and a merely huge one is an improperly formatted line.
+/// A check-file line is held whole up to a bound: an endless one
+/// (`/dev/zero`) ends the list as GNU's failed allocation does, and a
+/// merely huge one is read and parsed as any other (here, improperly
+/// formatted).
 #[test]
 fn huge_check_lines() {
     if !have("prlimit") || !have("timeout") {
@@ -1086,6 +1087,49 @@ fn huge_check_lines() {
                 r.stderr,
                 b"md5sum: WARNING: 1 line is improperly formatted\n"
             );
+        }
+    }
+}
+
+/// Lines over 256 KiB are read whole and checked as GNU checks them: 300
+/// KiB of blanks before a real file's line (OK), the long name of a
+/// missing file and a real file's name made long with `./` (which the OS
+/// refuses: "File name too long"), in both formats, among short lines:
+/// unreadable files, exit 1, byte for byte as GNU with every option.
+#[test]
+fn long_check_lines_are_read_whole() {
+    let t = TempDir::new();
+    t.file("a", b"abc");
+    let blanks = " ".repeat(300 << 10);
+    let missing = "m".repeat(300 << 10);
+    let dots = "./".repeat(150 << 10);
+    let list = format!(
+        "{blanks}{ABC}  a\n{ABC}  {missing}\n{ABC}  a\n{ABC}  {dots}a\n\
+         MD5 ({dots}a) = {ABC}\n{blanks}{X}  a\n{ABC}  a\n"
+    );
+    t.file("long", list.as_bytes());
+    for flags in [
+        "",
+        "-w",
+        "--strict",
+        "--status",
+        "--quiet",
+        "--ignore-missing",
+    ] {
+        let r = same_shell(t.path(), &format!("exec -a md5sum \"$0\" -c {flags} long"));
+        assert_eq!(r.code, Some(1), "{flags}");
+        if flags.is_empty() {
+            let unread = ": FAILED open or read\n";
+            let want = format!(
+                "a: OK\n{missing}{unread}a: OK\n{dots}a{unread}{dots}a{unread}a: FAILED\na: OK\n"
+            );
+            assert!(r.stdout == want.as_bytes());
+            let err = String::from_utf8_lossy(&r.stderr);
+            assert_eq!(err.matches(": File name too long\n").count(), 3, "{err}");
+            assert!(err.ends_with(
+                "md5sum: WARNING: 3 listed files could not be read\n\
+                 md5sum: WARNING: 1 computed checksum did NOT match\n"
+            ));
         }
     }
 }

@@ -1,25 +1,56 @@
-"""s3_etag against the ETag written out with hashlib."""
+"""s3_etag against the ETag written out with hashlib, in the part size
+the AWS CLI's own code (s3transfer) gives."""
 
 import errno
 import hashlib
 import os
 import pathlib
+import threading
 
 import pytest
+from s3transfer.utils import (
+    MAX_SINGLE_UPLOAD_SIZE,
+    MIN_UPLOAD_CHUNKSIZE,
+    ChunksizeAdjuster,
+)
 
 import md5x
 
 MIB = 1 << 20
 
 
-def oracle(data, part_size):
-    """The AWS CLI's ETag: the plain MD5 under one part, else the MD5 of
-    the parts' MD5s and the part count."""
-    if len(data) < part_size:
+def cli_part_size(chunksize, length):
+    """The part size s3transfer (the AWS CLI's and boto3's uploads) gives
+    an object of ``length`` bytes for ``multipart_chunksize = chunksize``:
+    doubled until it fits in 10,000 parts, then kept within S3's 5 MiB to
+    5 GiB, bounds widened to take in a chunk size outside them, which md5x
+    keeps as given."""
+    adjuster = ChunksizeAdjuster(
+        min_size=min(chunksize, MIN_UPLOAD_CHUNKSIZE),
+        max_size=max(chunksize, MAX_SINGLE_UPLOAD_SIZE),
+    )
+    return adjuster.adjust_chunksize(chunksize, length)
+
+
+def oracle(data, part_size, threshold=None):
+    """The AWS CLI's ETag: the plain MD5 under the threshold, else the MD5
+    of the parts' MD5s and the part count, in s3transfer's part size."""
+    if len(data) < (part_size if threshold is None else threshold):
         return hashlib.md5(data).hexdigest()
-    parts = [data[i : i + part_size] for i in range(0, len(data), part_size)]
+    part_size = cli_part_size(part_size, len(data))
+    parts = [data[i : i + part_size] for i in range(0, len(data), part_size)] or [b""]
     inner = b"".join(hashlib.md5(p).digest() for p in parts)
     return f"{hashlib.md5(inner).hexdigest()}-{len(parts)}"
+
+
+def zeros_oracle(length, part_size):
+    """The multipart ETag of ``length`` zero bytes in parts of
+    ``part_size``: the MD5 of a full part of zeros computed once."""
+    full, rest = divmod(length, part_size)
+    digests = [hashlib.md5(bytes(part_size)).digest()] * full
+    if rest:
+        digests.append(hashlib.md5(bytes(rest)).digest())
+    return f"{hashlib.md5(b''.join(digests)).hexdigest()}-{len(digests)}"
 
 
 def test_known_answers():
@@ -100,14 +131,97 @@ def test_bad_part_size(tmp_path, part_size):
         md5x.s3_etag(tmp_path, part_size)
 
 
-def test_too_many_parts(tmp_path):
-    with pytest.raises(ValueError, match="10000"):
-        md5x.s3_etag(b"x" * 10_001, 1)
-    assert md5x.s3_etag(b"x" * 10_000, 1).endswith("-10000")
+@pytest.mark.parametrize("length", [10_000, 10_001, 20_000, 20_001, 40_001])
+def test_past_10000_parts_the_part_size_doubles(rng, tmp_path, length):
+    # Parts of 1 byte, kept as given, doubled as s3transfer doubles them.
+    data = rng.randbytes(length)
+    want = oracle(data, 1)
+    assert want.endswith(f"-{-(-length // cli_part_size(1, length))}")
+    assert md5x.s3_etag(data, 1) == want
     path = tmp_path / "object"
-    path.write_bytes(b"x" * 10_001)
-    with pytest.raises(ValueError, match="10000"):
-        md5x.s3_etag(path, 1)
+    path.write_bytes(data)
+    assert md5x.s3_etag(path, 1) == want
+
+
+def test_the_rule_at_s3_part_sizes():
+    # s3transfer's own adjuster, unwidened, where the chunk size is within
+    # S3's bounds: the rule md5x keeps.
+    for chunk in (5 * MIB, 8 * MIB, 15 * MIB):
+        for length in (10_000 * chunk, 10_000 * chunk + 1, 40_001 * chunk):
+            assert cli_part_size(chunk, length) == ChunksizeAdjuster().adjust_chunksize(
+                chunk, length
+            )
+
+
+def test_a_stream_past_10000_parts(tmp_path):
+    # A FIFO's length is not known when it is cut: no doubling (the CLI's
+    # upload of a stream fails there too).
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "wb") as f:
+            f.write(b"x" * 10_001)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        with pytest.raises(ValueError, match="10000"):
+            md5x.s3_etag(fifo, 1)
+    finally:
+        writer.join()
+
+
+@pytest.mark.parametrize(
+    ("length", "part_size", "threshold"),
+    [
+        (0, 64, 0),
+        (100, 64, 0),
+        (63, 64, 50),
+        (49, 64, 50),
+        (50, 64, 50),
+        (200, 64, 300),
+        (299, 64, 300),
+        (300, 64, 300),
+        (1000, 7, 999),
+        (5 * MIB, 8 * MIB, 5 * MIB),
+        (10 * MIB, 16 * MIB, 8 * MIB),
+    ],
+)
+def test_threshold(rng, tmp_path, length, part_size, threshold):
+    # multipart_threshold apart from multipart_chunksize.
+    data = rng.randbytes(length)
+    want = oracle(data, part_size, threshold)
+    assert md5x.s3_etag(data, part_size, threshold=threshold) == want
+    path = tmp_path / "object"
+    path.write_bytes(data)
+    assert md5x.s3_etag(path, part_size, threshold=threshold) == want
+    assert md5x.s3_etag(data, part_size, threshold=None) == oracle(data, part_size)
+
+
+@pytest.mark.parametrize("threshold", [-1, -(1 << 40)])
+def test_bad_threshold(threshold):
+    with pytest.raises(ValueError, match="threshold must be 0 or more"):
+        md5x.s3_etag(b"data", 1, threshold=threshold)
+
+
+@pytest.mark.skipif(
+    not os.environ.get("MD5X_SLOW"),
+    reason="reads 127 GiB of sparse files, minutes: MD5X_SLOW=1 runs it",
+)
+@pytest.mark.parametrize("part_size", [8 * MIB, 5 * MIB])
+def test_sparse_file_past_10000_parts(tmp_path, part_size):
+    # 10,001 parts of the AWS CLI's 8 MiB and of rclone's 5 MiB, written as
+    # a sparse file (no disk used): 5,001 parts of twice the size.
+    path = tmp_path / "sparse"
+    length = 10_001 * part_size
+    with open(path, "wb") as f:
+        f.truncate(length)
+    adjusted = ChunksizeAdjuster().adjust_chunksize(part_size, length)
+    assert adjusted == 2 * part_size
+    want = zeros_oracle(length, adjusted)
+    assert want.endswith("-5001")
+    assert md5x.s3_etag(path, part_size) == want
 
 
 def test_file_errors(tmp_path):

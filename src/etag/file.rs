@@ -18,7 +18,7 @@
 //! multipart ETags".
 
 use super::read::{check_end, for_each_read, read_exact_at, Positional, WrongLength};
-use super::{checked_parts, Composer, Etag, EtagHasher, MAX_PARTS};
+use super::{checked_parts, Composer, Etag, EtagHasher, UploadRule, MAX_PARTS};
 use crate::files::Control;
 use crate::multi::{self, Lanes};
 use std::io::{self, Seek};
@@ -121,30 +121,41 @@ pub fn multipart_file_unlimited(file: &File, part_size: u64) -> io::Result<Etag>
     )
 }
 
-/// [`multipart_file`] of a file that the AWS CLI's rule uploads in parts
-/// (its metadata gives it a part or more), but for a file read in order
-/// whose bytes turn out shorter than a part: its plain MD5, as the rule
-/// gives it ([`upload_file`](super::upload_file)).
-pub(crate) fn upload_parts(file: &File, part_size: u64) -> io::Result<Etag> {
-    hash_file(
-        file,
-        part_size,
-        MAX_PARTS,
-        Shape::detect(),
-        &Control::new(),
-        Rule::Upload,
-    )
-}
-
 /// The ETag of a file read in order, whose length was not known up front
 /// (its metadata gave 0, or a length it does not have).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Rule {
     /// The multipart ETag, whatever the length ([`multipart_file`]).
     Multipart,
-    /// The AWS CLI's upload rule: the plain MD5 below one part
-    /// ([`UploadHasher`](super::UploadHasher)).
-    Upload,
+    /// The AWS CLI's upload rule: the plain MD5 below its threshold, a
+    /// stream's parts never doubled ([`UploadHasher`](super::UploadHasher)).
+    Upload(UploadRule),
+}
+
+/// [`multipart_file`] on at most `threads` threads (0 counts as 1) rather
+/// than one per core, with at most `max_parts` parts ([`MAX_PARTS`] for
+/// S3's limit, `u64::MAX` for none, as [`multipart_file_unlimited`]).
+///
+/// # Errors
+///
+/// As [`multipart_file`], with `max_parts` for the part limit.
+#[cfg_attr(docsrs, doc(cfg(feature = "std")))]
+pub fn multipart_file_on(
+    file: &File,
+    part_size: u64,
+    max_parts: u64,
+    threads: usize,
+) -> io::Result<Etag> {
+    let mut shape = Shape::detect();
+    shape.threads = threads.max(1);
+    hash_file(
+        file,
+        part_size,
+        max_parts,
+        shape,
+        &Control::new(),
+        Rule::Multipart,
+    )
 }
 
 /// How [`hash_file`] reads: parts per set, bytes per part and round, the
@@ -266,15 +277,24 @@ fn hash_in_order(
     control: &Control<'_>,
 ) -> io::Result<Etag> {
     let invalid = |e| io::Error::new(io::ErrorKind::InvalidInput, e);
-    let mut hasher = EtagHasher::with_max_parts(part_size, max_parts).map_err(invalid)?;
-    for_each_read(file, |data| {
-        control.check()?;
-        control.count(data.len());
-        hasher.update(data).map_err(invalid)
-    })?;
+    let read = |update: &mut dyn FnMut(&[u8]) -> io::Result<()>| {
+        for_each_read(file, |data| {
+            control.check()?;
+            control.count(data.len());
+            update(data)
+        })
+    };
     match rule {
-        Rule::Multipart => hasher.finish(),
-        Rule::Upload => hasher.finish_upload(),
+        Rule::Multipart => {
+            let mut hasher = EtagHasher::with_max_parts(part_size, max_parts).map_err(invalid)?;
+            read(&mut |data| hasher.update(data).map_err(invalid))?;
+            hasher.finish()
+        }
+        Rule::Upload(rule) => {
+            let mut hasher = rule.hasher();
+            read(&mut |data| hasher.update(data).map_err(invalid))?;
+            hasher.finish()
+        }
     }
     .map_err(invalid)
 }

@@ -131,17 +131,11 @@ impl EtagHasher {
         Ok(composer.finish())
     }
 
-    /// [`finish`](Self::finish) by the AWS CLI's rule: data shorter than
-    /// one part was uploaded whole, and its ETag is its MD5, the digest of
-    /// the part being hashed.
-    pub(super) fn finish_upload(self) -> Result<Etag, PartsError> {
-        if self.over_limit {
-            return Err(self.too_many_parts());
-        }
-        if self.composer.parts == 0 && self.part_len < self.part_size {
-            return Ok(Etag::from_md5(self.part.finalize().into()));
-        }
-        self.finish()
+    /// The MD5 of the data hashed, while it is all in the first part: the
+    /// ETag of data uploaded whole.
+    pub(super) fn first_part_md5(self) -> [u8; 16] {
+        debug_assert!(self.composer.parts == 0 && !self.over_limit);
+        self.part.finalize().into()
     }
 
     fn too_many_parts(&self) -> PartsError {

@@ -20,21 +20,24 @@
 //!   hundred KiB of memory whatever the file's size;
 //! * [`EtagHasher`]: a streaming form for data seen once, in order (an
 //!   upload body, a pipe), each part hashed as it arrives;
-//! * [`upload`], [`UploadHasher`], [`upload_file`] and [`upload_reader`]
-//!   (with `std`): the ETag S3 shows for data uploaded by the AWS CLI's
-//!   rule, the plain MD5 below one part and the multipart ETag from one
-//!   part up, for a buffer, a stream of unknown length, a file and a
-//!   reader (see below);
+//! * [`UploadRule`] (the AWS CLI's `multipart_threshold` and
+//!   `multipart_chunksize`), [`upload`], [`UploadHasher`], [`upload_file`]
+//!   and [`upload_reader`] (with `std`): the ETag S3 shows for data
+//!   uploaded by the AWS CLI's rule, the plain MD5 below the threshold and
+//!   the multipart ETag from it on, for a buffer, a stream of unknown
+//!   length, a file and a reader (see below);
 //! * [`Etag`]: the result, printed and parsed in S3's form;
 //! * [`part_sizes`]: which part sizes give an ETag's part count for an
 //!   object's length, to find the part size an ETag was made with.
 //!
-//! Every form refuses more than [`MAX_PARTS`] parts, S3's limit (an S3
-//! ETag of more cannot exist); the `_unlimited` siblings compute them for
-//! stores that allow more. S3 also wants parts of 5 MiB to 5 GiB (except
-//! the last); smaller parts are computed as any other, since other stores
-//! and tests use them. Empty data is one empty part, as an S3 multipart
-//! upload of an empty body is.
+//! The forms that take a part size refuse more than [`MAX_PARTS`] parts,
+//! S3's limit (an S3 ETag of more cannot exist); the `_unlimited` siblings
+//! compute them for stores that allow more. The upload forms instead
+//! double the part size of data whose length they know until it fits, as
+//! the AWS CLI does. S3 also wants parts of 5 MiB to 5 GiB (except the
+//! last); smaller parts are computed as any other, since other stores and
+//! tests use them. Empty data is one empty part, as an S3 multipart upload
+//! of an empty body is.
 //!
 //! # Which ETag an object has
 //!
@@ -42,15 +45,21 @@
 //! ETag, with no `-N`: [`Etag::from_md5`]. One uploaded in parts has the
 //! multipart form, even with one part (`-1`, and a different digest). The
 //! AWS CLI and boto3 upload a file in parts when it is at least their
-//! threshold (8 MiB by default, also their part size); rclone uses 5 MiB
-//! parts and s3cmd 15 MiB. [`upload`] and its kin give the ETag by that
-//! rule:
+//! `multipart_threshold` (8 MiB by default), in parts of their
+//! `multipart_chunksize` (8 MiB by default), doubled until the file fits
+//! in 10,000 parts ([`UploadRule`]); rclone uses 5 MiB parts and s3cmd
+//! 15 MiB. [`upload`] and its kin give the ETag by the CLI's rule, with
+//! one size for both settings; [`UploadRule`] sets them apart:
 //!
 //! ```
 //! use md5::etag;
 //!
 //! assert_eq!(etag::upload(b"hello", 8 << 20)?.to_string(), "5d41402abc4b2a76b9719d911017c592");
 //! assert_eq!(etag::upload(b"hello", 3)?.to_string(), "554a2f6105cc700b8cc987b5ddfb8102-2");
+//! // `multipart_chunksize = 16MB` alone: the 8 MiB threshold stays, so
+//! // 9 MiB is one part of 16 MiB.
+//! let rule = etag::UploadRule::new(16 << 20)?.with_threshold(8 << 20);
+//! assert_eq!(rule.upload(&vec![0; 9 << 20])?.parts(), Some(1));
 //! # Ok::<(), etag::PartsError>(())
 //! ```
 //!
@@ -81,6 +90,7 @@ mod hasher;
 mod parse;
 #[cfg(feature = "std")]
 mod read;
+mod rule;
 mod upload;
 
 #[doc(hidden)]
@@ -88,9 +98,10 @@ pub mod __bench;
 
 pub use buffer::{multipart, multipart_unlimited};
 #[cfg(feature = "std")]
-pub use file::{multipart_file, multipart_file_unlimited};
+pub use file::{multipart_file, multipart_file_on, multipart_file_unlimited};
 pub use hasher::EtagHasher;
 pub use parse::ParseEtagError;
+pub use rule::UploadRule;
 pub use upload::{upload, UploadHasher};
 #[cfg(feature = "std")]
 pub use upload::{upload_file, upload_reader, uploaded_whole};

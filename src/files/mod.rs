@@ -80,7 +80,7 @@ pub use os::{drop_cached, will_need};
 pub use read::{fill, fill_until};
 pub use stream::hash_stream;
 
-use crate::etag::{self, Etag, UploadHasher};
+use crate::etag::{self, Etag, UploadRule};
 use core::fmt;
 use std::fs::File;
 use std::io;
@@ -178,12 +178,14 @@ pub fn hash_files<P: AsRef<Path> + Sync>(
 /// read side by side on up to `threads` threads
 /// ([`etag::multipart_file`]), anything else (a FIFO, a file the kernel
 /// sizes as 0, as under Linux's `/proc`, or wrongly, as under `/sys`)
-/// read in order through an [`UploadHasher`]. `control` counts and stops
-/// as for [`hash_files`].
+/// read in order through an [`UploadHasher`](etag::UploadHasher). `control` counts and stops as for
+/// [`hash_files`].
 ///
-/// A `part_size` of 0, or a file of more than
-/// [`MAX_PARTS`](crate::etag::MAX_PARTS) parts, fails that file with
-/// [`io::ErrorKind::InvalidInput`] and the
+/// The part size is doubled for a file of more than
+/// [`MAX_PARTS`](crate::etag::MAX_PARTS) parts, as the AWS CLI doubles it
+/// ([`UploadRule`]; [`etag_files_with`] takes the CLI's two settings
+/// apart). A `part_size` of 0, or a file too long for 10,000 parts, fails
+/// that file with [`io::ErrorKind::InvalidInput`] and the
 /// [`PartsError`](crate::etag::PartsError) inside.
 ///
 /// ```
@@ -206,9 +208,43 @@ pub fn etag_files<P: AsRef<Path> + Sync>(
     threads: usize,
     control: Control<'_>,
 ) -> Vec<Result<Etag, FileError>> {
+    match UploadRule::new(part_size) {
+        Ok(rule) => etag_files_with(paths, rule, threads, control),
+        Err(e) => paths
+            .iter()
+            .map(|p| {
+                let e = io::Error::new(io::ErrorKind::InvalidInput, e);
+                Err(FileError::new(p.as_ref(), e))
+            })
+            .collect(),
+    }
+}
+
+/// [`etag_files`] by an [`UploadRule`]: the AWS CLI's `multipart_threshold`
+/// and `multipart_chunksize` apart.
+///
+/// ```
+/// use md5::etag::UploadRule;
+/// # fn main() -> std::io::Result<()> {
+/// let path = std::env::temp_dir().join(format!("etag-files-with-doc-{}", std::process::id()));
+/// std::fs::write(&path, b"hello")?;
+/// // Parts of 3 bytes from a length of 6: uploaded whole.
+/// let rule = UploadRule::new(3).unwrap().with_threshold(6);
+/// let etags = md5::files::etag_files_with(&[&path], rule, 2, md5::files::Control::new());
+/// assert_eq!(etags[0].as_ref().unwrap().to_string(), "5d41402abc4b2a76b9719d911017c592");
+/// # std::fs::remove_file(&path)?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn etag_files_with<P: AsRef<Path> + Sync>(
+    paths: &[P],
+    rule: UploadRule,
+    threads: usize,
+    control: Control<'_>,
+) -> Vec<Result<Etag, FileError>> {
     let whole: Vec<bool> = paths
         .iter()
-        .map(|p| std::fs::metadata(p).is_ok_and(|m| etag::uploaded_whole(&m, part_size)))
+        .map(|p| std::fs::metadata(p).is_ok_and(|m| rule.uploaded_whole(&m)))
         .collect();
     let whole_paths: Vec<&Path> = paths
         .iter()
@@ -224,7 +260,7 @@ pub fn etag_files<P: AsRef<Path> + Sync>(
                 let md5 = md5s.next().expect("an outcome per file uploaded whole");
                 md5.map(Etag::from_md5)
             } else {
-                upload_etag(p.as_ref(), part_size, threads, &control)
+                upload_etag(p.as_ref(), rule, threads, &control)
             };
             r.map_err(|e| FileError::new(p.as_ref(), e))
         })
@@ -235,15 +271,20 @@ pub fn etag_files<P: AsRef<Path> + Sync>(
 /// more by its parts side by side, anything else read in order.
 fn upload_etag(
     path: &Path,
-    part_size: u64,
+    rule: UploadRule,
     threads: usize,
     control: &Control<'_>,
 ) -> io::Result<Etag> {
     control.check()?;
     let meta = std::fs::metadata(path)?;
     let invalid = |e| io::Error::new(io::ErrorKind::InvalidInput, e);
-    let mut hasher = UploadHasher::new(part_size).map_err(invalid)?;
-    if meta.is_file() && meta.len() >= part_size {
+    let mut hasher = rule.hasher();
+    let part_size = if meta.is_file() {
+        rule.part_size(meta.len()).map_err(invalid)?
+    } else {
+        None
+    };
+    if let Some(part_size) = part_size {
         let mut shape = etag::file::Shape::detect();
         shape.threads = threads.max(1);
         let file = fds::open(|| File::open(path), || false, control)?;
@@ -253,7 +294,7 @@ fn upload_etag(
             etag::MAX_PARTS,
             shape,
             control,
-            etag::file::Rule::Upload,
+            etag::file::Rule::Upload(rule),
         );
     }
     let mut buf = std::vec![0u8; 256 << 10];

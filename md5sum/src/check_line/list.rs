@@ -3,7 +3,7 @@
 
 use super::etag_line::{parse_etag, EtagLine};
 use super::md5_line::{parse, Line, Reversed};
-use super::read::{read_line_within, Read, HOLD, SKIP_MAX};
+use super::read::{read_line_within, Read, LINE_MAX, SHORT_MAX};
 use std::io::BufRead;
 
 /// One entry of a checksum list, in order.
@@ -28,8 +28,8 @@ pub struct List<'r, R> {
     buf: Vec<u8>,
     line_no: u64,
     done: bool,
-    hold: usize,
-    skip_max: u64,
+    short: usize,
+    max: u64,
     etags: bool,
 }
 
@@ -37,19 +37,19 @@ impl<'r, R: BufRead> List<'r, R> {
     /// A list whose lines decide the reversed-BSD question in `reversed`,
     /// which later lists share.
     pub fn new(reader: R, reversed: &'r mut Reversed) -> Self {
-        Self::with_bounds(reader, reversed, HOLD, SKIP_MAX)
+        Self::with_bounds(reader, reversed, SHORT_MAX, LINE_MAX)
     }
 
     /// [`List::new`] with other bounds, as in [`read_line_within`].
-    pub fn with_bounds(reader: R, reversed: &'r mut Reversed, hold: usize, skip_max: u64) -> Self {
+    pub fn with_bounds(reader: R, reversed: &'r mut Reversed, short: usize, max: u64) -> Self {
         List {
             reader,
             reversed,
             buf: Vec::new(),
             line_no: 0,
             done: false,
-            hold,
-            skip_max,
+            short,
+            max,
             etags: false,
         }
     }
@@ -76,15 +76,14 @@ impl<R: BufRead> Iterator for List<'_, R> {
                 return None;
             }
             self.line_no += 1;
-            let got = read_line_within(&mut self.reader, &mut self.buf, self.hold, self.skip_max);
+            let got = read_line_within(&mut self.reader, &mut self.buf, self.short, self.max);
             let line = match got {
                 Ok(Read::Line) => &self.buf[..],
                 Ok(Read::Eof) | Ok(Read::Endless) => {
                     self.done = true;
                     continue;
                 }
-                Ok(Read::TooLong(b'#')) => continue,
-                Ok(Read::TooLong(_)) => return Some(Entry::Bad(self.line_no)),
+                Ok(Read::LongComment) => continue,
                 Err(_) => {
                     self.done = true;
                     return Some(Entry::ReadError);

@@ -17,9 +17,9 @@
 //! ending (`\n`, then one `\r`), skips empty lines and `#` comments, and
 //! parses the rest with [`parse`].
 //!
-//! Lines are read with [`read_line`], which holds at most [`HOLD`] bytes of
-//! one: GNU md5sum holds a line whole whatever its length, and where memory
-//! runs out (`md5sum -c /dev/zero`) it stops reading the list there.
+//! Lines are read with [`read_line`], which holds each line whole, as GNU
+//! md5sum does, up to [`LINE_MAX`] bytes: where GNU's memory runs out
+//! (`md5sum -c /dev/zero`) it stops reading the list there.
 //!
 //! One file a step: `read` (bounded lines), `scan` (what both parsers
 //! read a line with), `md5_line`, `etag_line`, and `list`, which puts
@@ -34,5 +34,5 @@ mod scan;
 pub use etag_line::{parse_etag, EtagLine};
 pub use list::{Entry, List};
 pub use md5_line::{parse, Format, Line, Reversed};
-pub use read::{read_line, read_line_within, Read, HOLD, SKIP_MAX};
+pub use read::{read_line, read_line_within, Read, LINE_MAX, SHORT_MAX};
 pub use scan::unescape;

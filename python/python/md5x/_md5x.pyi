@@ -127,12 +127,16 @@ def s3_etag(
     source: str | os.PathLike[str] | os.PathLike[bytes] | Buffer,
     /,
     part_size: int = 8 * 1024 * 1024,
+    *,
+    threshold: int | None = None,
 ) -> str:
     """The ETag S3 shows for ``source`` (a path, or a buffer: ``bytes`` is
-    data) uploaded by the AWS CLI with parts of ``part_size`` bytes: the
-    plain MD5 hex under one part, else ``"<hex>-<N>"``. ``ValueError`` for
-    ``part_size <= 0`` or more than 10,000 parts; ``OSError`` with
-    ``filename`` for a file that cannot be read."""
+    data) uploaded by the AWS CLI with ``multipart_chunksize = part_size``
+    and ``multipart_threshold = threshold`` (``part_size`` if ``None``): the
+    plain MD5 hex under the threshold, else ``"<hex>-<N>"``, the part size
+    doubled until there are at most 10,000 parts. ``ValueError`` for
+    ``part_size <= 0``, ``threshold < 0`` or data too long for 10,000
+    parts; ``OSError`` with ``filename`` for a file that cannot be read."""
 
 def hash_files(
     paths: Iterable[str | os.PathLike[str] | os.PathLike[bytes] | bytes],
