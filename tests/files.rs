@@ -554,6 +554,10 @@ fn stop_while_a_terminal_waits() {
 
 /// The environment variable that makes `low_descriptor_limit` the child
 /// run under a lower limit: "limit held threads".
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
 const LIMIT_CHILD: &str = "MD5_FILES_TEST_LIMIT_CHILD";
 
 /// Under a low soft limit on open descriptors (`ulimit -n 20` and 40),
