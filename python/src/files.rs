@@ -41,15 +41,7 @@ fn hash_files<'py>(
     paths: &Bound<'py, PyAny>,
     jobs: Option<i64>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let jobs = match jobs {
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        Some(j) if j >= 1 => usize::try_from(j).unwrap_or(usize::MAX),
-        Some(j) => {
-            return Err(PyValueError::new_err(format!(
-                "jobs must be at least 1, not {j}"
-            )))
-        }
-    };
+    let jobs = threads(jobs)?;
     expect_many("hash_files", paths)?;
     let mut objects = Vec::new();
     let mut files = Vec::new();
@@ -89,4 +81,16 @@ fn hash_all(
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_files, m)?)
+}
+
+/// The threads a call's ``jobs`` asks for: the CPUs this process may use
+/// where it is ``None``; ``ValueError`` below 1.
+pub(crate) fn threads(jobs: Option<i64>) -> PyResult<usize> {
+    match jobs {
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+        Some(j) if j >= 1 => Ok(usize::try_from(j).unwrap_or(usize::MAX)),
+        Some(j) => Err(PyValueError::new_err(format!(
+            "jobs must be at least 1, not {j}"
+        ))),
+    }
 }

@@ -72,15 +72,7 @@ fn hash_array(
             "output must be \"hex\", \"binary\" or \"base64\", not {output:?}"
         ))
     })?;
-    let jobs = match jobs {
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        Some(j) if j >= 1 => usize::try_from(j).unwrap_or(usize::MAX),
-        Some(j) => {
-            return Err(PyValueError::new_err(format!(
-                "jobs must be at least 1, not {j}"
-            )))
-        }
-    };
+    let jobs = crate::files::threads(jobs)?;
     match import::export(array)? {
         Source::Array(schema, array) => {
             let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
