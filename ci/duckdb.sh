@@ -6,10 +6,26 @@
 # must refuse it with a message), installed under target/. Each step prints
 # its time.
 #
+#   bash ci/duckdb.sh                     # all of the above
+#   bash ci/duckdb.sh --from-venv VENV    # no build: the extension is the
+#                                         # one VENV's md5x package carries
+#
+# .ci/run takes the second form with the wheel it tested (its other steps
+# lint and test this crate); ci/full.sh the first.
+#
 # Idempotent: a later run reuses the venv, the old DuckDB and the build.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+from_venv=
+case ${1:-} in
+--from-venv) from_venv=$(realpath "${2:?--from-venv needs a venv}") ;;
+"") ;;
+*)
+    echo "ci/duckdb.sh: unknown argument '$1'" >&2
+    exit 2
+    ;;
+esac
 venv=$root/target/duckdb-venv
 v1_2=$root/target/duckdb-1.2
 old=$root/target/duckdb-1.1
@@ -17,15 +33,25 @@ cargo=(--locked --manifest-path duckdb/Cargo.toml)
 
 . "$root/ci/step.sh"
 
-step "fmt, clippy, unit tests, MSRV"
-cargo fmt --manifest-path duckdb/Cargo.toml --check
-cargo clippy "${cargo[@]}" --all-targets -- -D warnings
-cargo test "${cargo[@]}"
-# The MSRV (.ci/run installs it).
-cargo +1.89 check "${cargo[@]}" --all-targets --target-dir target/duckdb-msrv
+if [ -z "$from_venv" ]; then
+    step "fmt, clippy, unit tests, MSRV"
+    cargo fmt --manifest-path duckdb/Cargo.toml --check
+    cargo clippy "${cargo[@]}" --all-targets -- -D warnings
+    cargo test "${cargo[@]}"
+    # The MSRV (.ci/run installs it).
+    cargo +1.89 check "${cargo[@]}" --all-targets --target-dir target/msrv
 
-step "cargo run --release --manifest-path duckdb/Cargo.toml (md5x.duckdb_extension)"
-extension=$(cargo run "${cargo[@]}" --release)
+    step "cargo run --release --manifest-path duckdb/Cargo.toml (md5x.duckdb_extension)"
+    extension=$(cargo run "${cargo[@]}" --release)
+else
+    step "md5x.duckdb_extension from $from_venv's md5x package"
+    # md5x.duckdb writes it (the native module and DuckDB's footer) into
+    # the cache folder named here; every DuckDB below is linux_amd64.
+    cache=$root/target/duckdb-from-venv
+    rm -rf "$cache"
+    extension=$(MD5X_DUCKDB_CACHE=$cache "$from_venv/bin/python" -c \
+        'import md5x.duckdb; print(md5x.duckdb.extension_path("linux_amd64"))')
+fi
 ls -l "$extension"
 
 step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"

@@ -8,15 +8,28 @@
 #
 #   bash ci/python.sh                  # venv in target/python-venv
 #   MD5X_VENV=/path bash ci/python.sh  # another venv
+#   bash ci/python.sh --wheel FILE     # no build: installs the wheel FILE
+#                                      # (.ci/run: the one ci/release.sh
+#                                      # built) and tests that
 #
 # Idempotent: a later run reuses the venv and the Rust build directory
-# (target/python), and reinstalls the package from the current source.
+# (target/), and reinstalls the package from the current source.
 # Exits non-zero if a step or a test fails.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 venv=${MD5X_VENV:-$root/target/python-venv}
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target/python}
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
+
+wheel=
+case ${1:-} in
+--wheel) wheel=$(realpath "${2:?--wheel needs a file}") ;;
+"") ;;
+*)
+    echo "ci/python.sh: unknown argument '$1'" >&2
+    exit 2
+    ;;
+esac
 
 . "$root/ci/step.sh"
 
@@ -32,9 +45,21 @@ if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
     python3 -m venv "$venv"
 fi
 
-step "pip install ./python[test] (builds the wheel with maturin)"
-"$venv/bin/python" -m pip install --disable-pip-version-check -q "./python[test]"
-"$venv/bin/python" -c 'import md5x; print("md5x", md5x.__version__, md5x.__file__)'
+if [ -z "$wheel" ]; then
+    step "pip install ./python[test] (builds the wheel with maturin)"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q "./python[test]"
+else
+    step "pip install $(basename "$wheel")[test]"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q --force-reinstall --no-deps "$wheel"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q "md5x[test] @ file://$wheel"
+fi
+# The installed package, not python/python's source, is what runs.
+"$venv/bin/python" - "$venv" <<'EOF'
+import pathlib, sys, md5x
+where = pathlib.Path(md5x.__file__).resolve()
+print("md5x", md5x.__version__, "from", where)
+assert where.is_relative_to(pathlib.Path(sys.argv[1]).resolve()), "md5x is not the venv's"
+EOF
 
 step "python -m pytest python/tests"
 "$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider
