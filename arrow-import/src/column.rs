@@ -132,8 +132,8 @@ pub struct Column {
 impl Column {
     /// Hashes `rows` and writes the digests as `output`, on up to `jobs`
     /// threads (this one among them) where the column has many rows:
-    /// each part of [`PART_ROWS`] or more consecutive rows is hashed into
-    /// its own part of the buffers by [`hash_part`]. For a view input the
+    /// each part of `PART_ROWS` or more consecutive rows is hashed into
+    /// its own part of the buffers by `hash_part`. For a view input the
     /// views of hex or base64 digests are written as the digests come,
     /// since a view input's digests are exported as views
     /// ([`Exported::choose`]). Gives up with `Stopped` between steps once

@@ -97,7 +97,7 @@ const DESCRIBED_NODES: usize = 256;
 
 /// `schema`'s type in words, pyarrow's where it has them ("int64",
 /// "list<item: string>", "dictionary<values=string, indices=int32>"),
-/// "..." past 16 levels or [`DESCRIBED_NODES`] nodes.
+/// "..." past 16 levels or `DESCRIBED_NODES` nodes.
 ///
 /// # Safety
 ///

@@ -7,7 +7,7 @@
 //! in runs of at most [`STEP_BYTES`] (each run still many times the
 //! kernel's lanes: the same calls as one batch would make, cut in longer
 //! pieces than a chunk of short rows ever is). Longer rows are streams of
-//! `md5x::multi::Lanes`, [`ROUND`] bytes of each a round, so that even one
+//! `md5x::multi::Lanes`, `ROUND` bytes of each a round, so that even one
 //! row of gigabytes gives way between rounds.
 
 use crate::stop::{Stop, Stopped};
@@ -18,7 +18,7 @@ use md5x::multi::{self, Lanes};
 /// milliseconds on one core.
 pub const STEP_BYTES: usize = 64 << 20;
 
-/// Rows longer than this are hashed in rounds of [`ROUND`]: a step of
+/// Rows longer than this are hashed in rounds of `ROUND`: a step of
 /// shorter rows holds at least 64 of them, every lane of the widest
 /// kernel.
 pub const LONG: usize = STEP_BYTES / 64;
