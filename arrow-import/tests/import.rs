@@ -299,6 +299,8 @@ fn a_struct_of_one_column_in_its_window_null_where_either_is() {
 }
 
 #[test]
+// 100,000 rows take Miri minutes; the other tests reach the same code.
+#[cfg_attr(miri, ignore)]
 fn many_rows_on_several_threads_as_one_row_at_a_time() {
     // Three parts' rows (32,768 a part at least): three threads, a part
     // each.
