@@ -57,7 +57,7 @@ cargo hack test --each-feature --exclude-features default --locked \
 
 step "MSRV (1.89): every target of every package, the benches too"
 cargo +1.89 check --workspace --all-targets --all-features --target-dir target/msrv
-for m in compat/md-5-0.11 compat/md5-0.7 compat/md5-0.8 duckdb; do
+for m in compat/md-5-0.11 compat/md5-0.7 compat/md5-0.8 duckdb arrow-import; do
     cargo +1.89 check --locked --manifest-path "$m/Cargo.toml" --all-targets --target-dir target/msrv
 done
 
