@@ -5,13 +5,15 @@
 #
 #   feature powerset     every feature set of the library, each feature of
 #                        md-5 0.11 alone (.ci/run: none and all features)
-#   MSRV, every target   the benches too (.ci/run: lib, bins and tests)
-#   qemu, whole suites   doc tests, aarch64 with the soft backend, the
-#                        compat packages on aarch64 and s390x (.ci/run: the
-#                        unit and integration tests of the library)
+#   MSRV, every target   tests and benches too (.ci/run: libraries and
+#                        binaries)
+#   qemu, whole suites   unit, integration and doc tests, aarch64 with the
+#                        soft backend, the compat packages on aarch64 and
+#                        s390x (.ci/run: tests/md5.rs and tests/multi.rs)
 #   asm in release       the whole suite under fat LTO, one codegen unit and
-#                        frame pointers on aarch64 and loongarch64 (.ci/run:
-#                        ci/profile-probe so, and x86_64's suite)
+#                        frame pointers on x86_64, aarch64 and loongarch64
+#                        (.ci/run: ci/profile-probe so, and tests/stack.rs
+#                        on x86_64)
 #   every release file   the aarch64 and musllinux wheels, pip building the
 #                        sdist, the suite against the installed wheel with no
 #                        Rust on PATH (.ci/run: the x86_64 wheel from the
@@ -65,6 +67,7 @@ step "other architectures, whole suites: aarch64 (asm and soft), loongarch64, s3
 bash ci/cross.sh
 
 step "asm backends in release, whole suites: fat LTO, codegen-units = 1, frame pointers"
+bash ci/targets.sh
 bash ci/cross.sh --release aarch64 loongarch64
 
 step "every release file this machine can build, each installed and tested (ci/release.sh)"
