@@ -85,9 +85,15 @@ for dir in "$UNPACKED"/*/; do
     log "unpacked $name: cargo test, cargo check --benches"
     args=()
     export CARGO_TARGET_DIR=$ROOT/target
+    # The workspace's test profile gives its packages opt-level 1; md-5 and
+    # md5 carry that in their own manifests, md5x and md5sum-rs (members
+    # whose profile is the root's) get it here.
     case $name in
+    md5x-*) args=(--config 'profile.test.package.md5x.opt-level=1') ;;
     md5sum-*)
-        args=(--config "patch.crates-io.md5x.path=\"$UNPACKED/$MD5X\"")
+        args=(--config "patch.crates-io.md5x.path=\"$UNPACKED/$MD5X\""
+            --config 'profile.test.package.md5x.opt-level=1'
+            --config 'profile.test.package.md5sum-rs.opt-level=1')
         ;;
     esac
     (cd "$dir" && cargo test "${args[@]}" -- --skip write_512_mib --skip write_4_gib)
