@@ -7,8 +7,11 @@
 # its time.
 #
 #   bash ci/duckdb.sh                     # all of the above
-#   bash ci/duckdb.sh --from-venv VENV    # no build: the extension is the
-#                                         # one VENV's md5x package carries
+#   bash ci/duckdb.sh --from-venv VENV    # the extension is the one VENV's
+#                                         # md5x package carries; the CLI,
+#                                         # which cannot load that one (it
+#                                         # uses the Python process's
+#                                         # symbols), gets a debug build
 #
 # .ci/run takes the second form with the wheel it tested (its other steps
 # lint and test this crate); ci/full.sh the first.
@@ -51,8 +54,11 @@ else
     rm -rf "$cache"
     extension=$(MD5X_DUCKDB_CACHE=$cache "$from_venv/bin/python" -c \
         'import md5x.duckdb; print(md5x.duckdb.extension_path("linux_amd64"))')
+    step "cargo run --manifest-path duckdb/Cargo.toml (a debug md5x.duckdb_extension, for the CLI)"
+    cli_extension=$(cargo run "${cargo[@]}" --target-dir target)
 fi
-ls -l "$extension"
+cli_extension=${cli_extension:-$extension}
+ls -l "$extension" "$cli_extension"
 
 step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"
 # Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
@@ -72,7 +78,7 @@ pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
 "$venv/bin/duckdb" --version
 
 step "python -m pytest duckdb/tests"
-MD5X_DUCKDB_EXTENSION=$extension MD5X_DUCKDB_CLI=$venv/bin/duckdb MD5X_DUCKDB_1_2=$v1_2 MD5X_DUCKDB_OLD=$old \
+MD5X_DUCKDB_EXTENSION=$extension MD5X_DUCKDB_CLI_EXTENSION=$cli_extension MD5X_DUCKDB_CLI=$venv/bin/duckdb MD5X_DUCKDB_1_2=$v1_2 MD5X_DUCKDB_OLD=$old \
     "$venv/bin/python" -m pytest duckdb/tests -q -p no:cacheprovider
 
 step
