@@ -7,6 +7,8 @@
 # its time.
 #
 #   bash ci/duckdb.sh                     # all of the above
+#   bash ci/duckdb.sh --deps-only         # only the DuckDBs (.ci/run
+#                                         # downloads them beside its builds)
 #   bash ci/duckdb.sh --from-venv VENV    # the extension is the one VENV's
 #                                         # md5x package carries; the CLI,
 #                                         # which cannot load that one (it
@@ -21,8 +23,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 from_venv=
+deps_only=0
 case ${1:-} in
 --from-venv) from_venv=$(realpath "${2:?--from-venv needs a venv}") ;;
+--deps-only) deps_only=1 ;;
 "") ;;
 *)
     echo "ci/duckdb.sh: unknown argument '$1'" >&2
@@ -35,6 +39,28 @@ old=$root/target/duckdb-1.1
 cargo=(--locked --manifest-path duckdb/Cargo.toml)
 
 . "$root/ci/step.sh"
+
+step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"
+# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
+if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    apt-get update -q
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
+fi
+if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+fi
+pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
+"${pip[@]}" "duckdb>=2.0,<2.1" "duckdb-cli>=1.5,<1.6" "pytest>=8"
+[ -d "$v1_2/duckdb" ] || "${pip[@]}" --target "$v1_2" "duckdb>=1.2,<1.3"
+[ -d "$old/duckdb" ] || "${pip[@]}" --target "$old" "duckdb>=1.1,<1.2"
+"$venv/bin/python" -c 'import duckdb; print("duckdb (Python)", duckdb.__version__)'
+"$venv/bin/duckdb" --version
+
+[ "$deps_only" = 0 ] || {
+    step
+    exit 0
+}
 
 if [ -z "$from_venv" ]; then
     step "fmt, clippy, unit tests, MSRV"
@@ -59,23 +85,6 @@ else
 fi
 cli_extension=${cli_extension:-$extension}
 ls -l "$extension" "$cli_extension"
-
-step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"
-# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
-if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
-fi
-if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-fi
-pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
-"${pip[@]}" "duckdb>=2.0,<2.1" "duckdb-cli>=1.5,<1.6" "pytest>=8"
-[ -d "$v1_2/duckdb" ] || "${pip[@]}" --target "$v1_2" "duckdb>=1.2,<1.3"
-[ -d "$old/duckdb" ] || "${pip[@]}" --target "$old" "duckdb>=1.1,<1.2"
-"$venv/bin/python" -c 'import duckdb; print("duckdb (Python)", duckdb.__version__)'
-"$venv/bin/duckdb" --version
 
 step "python -m pytest duckdb/tests"
 MD5X_DUCKDB_EXTENSION=$extension MD5X_DUCKDB_CLI_EXTENSION=$cli_extension MD5X_DUCKDB_CLI=$venv/bin/duckdb MD5X_DUCKDB_1_2=$v1_2 MD5X_DUCKDB_OLD=$old \

@@ -16,8 +16,10 @@
 #                        on x86_64)
 #   every release file   the aarch64 and musllinux wheels, pip building the
 #                        sdist, the suite against the installed wheel with no
-#                        Rust on PATH (.ci/run: the x86_64 wheel from the
-#                        sdist, its suite in ci/python.sh)
+#                        Rust on PATH, `cargo install md5sum-rs` from the
+#                        packaged crates alone (.ci/run: the x86_64 wheel
+#                        from the sdist, its suite in ci/python.sh; the
+#                        crates packaged and tested unpacked)
 #   musl CPython         the musllinux wheel run by a musl CPython
 #                        (ci/musl-python.sh; .ci/run: auditwheel's check)
 #   source installs      `pip install ./python[test]` and the DuckDB

@@ -22,9 +22,21 @@
 #      resolved from its own .crate, with no path and no patch; the
 #      installed md5sum then hashes a known answer.
 #
-# Usage: ci/package.sh. It builds in target/, where the other CI steps have
-# built the same dependencies already.
+# Usage: ci/package.sh [--ci]. It builds in target/, where the other CI
+# steps have built the same dependencies already. --ci, as .ci/run runs it:
+# steps 1 to 4 (the dry run of the workspace already resolves md5sum-rs
+# against the packaged md5x); ci/full.sh runs step 5 too, through
+# ci/release.sh.
 set -euo pipefail
+CI=0
+case ${1:-} in
+--ci) CI=1 ;;
+"") ;;
+*)
+    echo "ci/package.sh: unknown argument '$1'" >&2
+    exit 2
+    ;;
+esac
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -113,6 +125,8 @@ grep -q 'fn main' "$DEPENDENT/src/main.rs" || {
     exit 1
 }
 (cd "$DEPENDENT" && CARGO_TARGET_DIR=$ROOT/target cargo run)
+
+[ "$CI" = 0 ] || exit 0
 
 log "cargo install md5sum-rs from the packaged crates alone"
 VENDOR=$UNPACKED/registry

@@ -11,6 +11,9 @@
 #   bash ci/python.sh --wheel FILE     # no build: installs the wheel FILE
 #                                      # (.ci/run: the one ci/release.sh
 #                                      # built) and tests that
+#   bash ci/python.sh --deps-only      # only the venv and the test
+#                                      # dependencies (Polars 1.x too), which
+#                                      # .ci/run downloads beside its builds
 #
 # Idempotent: a later run reuses the venv and the Rust build directory
 # (target/), and reinstalls the package from the current source.
@@ -22,8 +25,10 @@ venv=${MD5X_VENV:-$root/target/python-venv}
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$root/target}
 
 wheel=
+deps_only=0
 case ${1:-} in
 --wheel) wheel=$(realpath "${2:?--wheel needs a file}") ;;
+--deps-only) deps_only=1 ;;
 "") ;;
 *)
     echo "ci/python.sh: unknown argument '$1'" >&2
@@ -43,6 +48,19 @@ python3 --version
 if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
     rm -rf "$venv"
     python3 -m venv "$venv"
+fi
+polars1=$root/target/python-polars1
+
+if [ "$deps_only" = 1 ]; then
+    step "pip install: the test extra's requirements, and Polars 1.x apart"
+    mapfile -t needs < <("$venv/bin/python" -c '
+import sys, tomllib
+print(*tomllib.load(open(sys.argv[1], "rb"))["project"]["optional-dependencies"]["test"], sep="\n")
+' python/pyproject.toml)
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q "${needs[@]}"
+    "$venv/bin/python" -m pip install --disable-pip-version-check -q --target "$polars1" "polars>=1.0,<2"
+    step
+    exit 0
 fi
 
 if [ -z "$wheel" ]; then
@@ -69,7 +87,6 @@ step "python -m pytest python/tests"
 # 180 MB, once) and put first on the path, with the same build of md5x:
 # both export strings as views and must take md5x's views back.
 step "Polars 1.x: python -m pytest python/tests -k polars"
-polars1=$root/target/python-polars1
 if ! PYTHONPATH=$polars1 "$venv/bin/python" -c 'import polars; assert polars.__version__.startswith("1.")' 2>/dev/null; then
     rm -rf "$polars1"
     "$venv/bin/python" -m pip install --disable-pip-version-check -q --target "$polars1" "polars>=1.0,<2"
