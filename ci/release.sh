@@ -123,7 +123,10 @@ mkdir -p "$DIST" "$WORK"
 SDIST=$(python3 ci/sdist.py "$DIST" | tail -n1)
 SDIST_NAME=$(basename "$SDIST" .tar.gz) # md5x-V
 VERSION=${SDIST_NAME#md5x-}
-tar -xzf "$SDIST" -C "$WORK"
+# --touch: the sdist dates every file 2006 (maturin's fixed time), so kept
+# dates would leave cargo's build of the last sdist, unpacked to this same
+# path, looking fresh after a change.
+tar -xzf "$SDIST" -C "$WORK" --touch
 SRC=$WORK/$SDIST_NAME
 for f in LICENSE-MIT LICENSE-APACHE python/tests/conftest.py; do
     [ -f "$SRC/$f" ] || fail "the sdist lacks $f"
