@@ -237,5 +237,5 @@ pub fn cached_sixteenths(file: &File, len: u64) -> Option<u64> {
 /// that tests can read it cold; elsewhere it does nothing.
 #[cfg(all(test, unix))]
 pub fn evict(file: &File) {
-    md5::files::drop_cached(file);
+    md5x::files::drop_cached(file);
 }

@@ -1,6 +1,6 @@
 //! Hashing one claim (a run of regular files in input order) on one
 //! thread: files that turn out small are read whole and hashed together
-//! through [`hash_batch`]; large ones go to `md5::files::hash_long`.
+//! through [`hash_batch`]; large ones go to `md5x::files::hash_long`.
 //!
 //! Reading follows the I/O policy ([`io_policy`]): a file's first read
 //! does not wait for the disk ([`page_cache`](super::page_cache)). What is not in the page cache is asked of
@@ -14,15 +14,15 @@ use super::page_cache::{mostly_cached, read_cached};
 use super::read::{buffer_for, read_whole};
 use super::shared::{Config, HashError, Outcome, Res, READ_STDIN, STDIN_CLOSED};
 use crate::sys::{self, Cached};
-use md5::files::{fill, fill_until, hash_long, hash_stream, LongInput};
-use md5::multi;
-use md5::{Digest, Md5};
+use md5x::files::{fill, fill_until, hash_long, hash_stream, LongInput};
+use md5x::multi;
+use md5x::{Digest, Md5};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 /// A file read whole when it is shorter; longer ones are streamed.
-pub use md5::files::SMALL_MAX;
+pub use md5x::files::SMALL_MAX;
 
 /// Hashing a file of this name panics (test builds only).
 #[cfg(test)]
@@ -166,7 +166,7 @@ impl<'c, 'a> Worker<'c, 'a> {
                 if spinning {
                     f.on_disk.push((pos, len));
                 } else {
-                    md5::files::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
+                    md5x::files::will_need(file.file(), 0, len.min(io_policy::HINT_MAX));
                     f.later.push(Later { pos, len, file });
                 }
             }
@@ -301,7 +301,7 @@ impl<'c, 'a> Worker<'c, 'a> {
             // so that the disk, still in order, always has the next read.
             if let Some(&(next, next_len)) = on_disk.get(i + 1).filter(|n| n.1 > SMALL_MAX as u64) {
                 if let Ok(file) = open(&claim[next].1, || false) {
-                    md5::files::will_need(
+                    md5x::files::will_need(
                         file.file(),
                         0,
                         next_len.min(io_policy::HINT_MAX_IN_TURN),

@@ -4,10 +4,10 @@
 //! - [`shared`]: what to hash, what comes of it, and how a run hashes;
 //! - [`pool`]: the in-order window of results and the worker threads;
 //! - [`claim`]: one thread's reading of a claim (a run of files) as the
-//!   I/O policy says, hashed by `md5::files`: small files batched through
+//!   I/O policy says, hashed by `md5x::files`: small files batched through
 //!   the multi-buffer kernel, large ones streamed side by side in lanes
-//!   (`md5::files::hash_long`), a long input alone hashed while a reader
-//!   thread reads ahead (`md5::files::hash_stream`);
+//!   (`md5x::files::hash_long`), a long input alone hashed while a reader
+//!   thread reads ahead (`md5x::files::hash_stream`);
 //! - [`read`]: reading a file whole into memory;
 //! - [`page_cache`]: what the page cache holds of a file;
 //! - [`io_policy`]: what is read when: readahead for what is not cached,

@@ -1,7 +1,7 @@
 //! Reading a whole file into memory, for a spinning disk's turn.
 
 use super::fds::Opened;
-use md5::files::{fill, Control, SMALL_MAX};
+use md5x::files::{fill, Control, SMALL_MAX};
 use std::io;
 
 /// A buffer for the whole of a file `len` bytes long, and one byte more

@@ -2,7 +2,7 @@
 //! comes of it, and how a run hashes.
 
 use crate::sys::FileId;
-use md5::files::Control;
+use md5x::files::Control;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -47,7 +47,7 @@ pub struct Config<'a> {
 }
 
 impl<'a> Config<'a> {
-    /// What `md5::files` reads with: every byte counted in [`Config::bytes`],
+    /// What `md5x::files` reads with: every byte counted in [`Config::bytes`],
     /// and no stop (a signal ends md5sum, as it ends GNU's).
     pub fn control(&self) -> Control<'a> {
         Control::new().count_into(self.bytes)

@@ -14,7 +14,7 @@ use super::page_cache::forced;
 use super::shared::*;
 use super::test_dir::temp_dir;
 use super::*;
-use md5::{Digest, Md5};
+use md5x::{Digest, Md5};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
