@@ -2,18 +2,18 @@
 //! thread count and the disk, spinning disks read in their turn, and
 //! panics that end a run without a hang.
 
-use super::claim::PANIC_HERE;
-#[cfg(unix)]
-use super::claim::SMALL_MAX;
 #[cfg(unix)]
 use super::io_policy::media::major_minor;
 #[cfg(unix)]
 use super::io_policy::media::tests::{fake_sysfs, Disk};
+use super::io_policy::PANIC_HERE;
 #[cfg(unix)]
 use super::page_cache::forced;
 use super::shared::*;
 use super::test_dir::temp_dir;
 use super::*;
+#[cfg(unix)]
+use md5x::files::SMALL_MAX;
 use md5x::{Digest, Md5};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
