@@ -18,16 +18,24 @@
 # the release profile as a dependent would push it: `lto = "fat"`,
 # `codegen-units = 1` and `-Cforce-frame-pointers=yes`, where the asm
 # backends have the fewest registers (a frame pointer taken, and inlined
-# into callers that need one), in target/cross-release*.
+# into callers that need one), in target/release-fp (ci/targets.sh's, for
+# the same RUSTFLAGS; target/nightly-release-fp for loongarch64).
 #
-# Usage: ci/cross.sh [--install-only] [--release] [TARGET...]
+# --ci, what .ci/run runs on every change: tests/md5.rs and tests/multi.rs
+# only (every length and random pieces against upstream md-5 and the soft
+# backend, every kernel against single-stream digests), and no compat
+# package (they compile the same backend sources). --probe-only, with
+# --release: only ci/profile-probe.
+# ci/full.sh runs the whole form.
+#
+# Usage: ci/cross.sh [--install-only] [--ci] [--release [--probe-only]] [TARGET...]
 #        (default: all targets)
 #
 # It first installs whatever the chosen targets lack (rustup targets, Debian
 # cross compilers, qemu-user 10 from bookworm-backports, the `ziglang` PyPI
 # package for the loongarch64 musl linker); every step checks before it
-# installs, so a rerun installs nothing. Builds go to target/cross*, which a
-# rerun reuses. Each test run prints the target and `md5::backend()`, and
+# installs, so a rerun installs nothing. Builds go to target/ (stable),
+# target/nightly (loongarch64's -Zbuild-std), which a rerun reuses. Each test run prints the target and `md5::backend()`, and
 # `tests/md5.rs::backend_is_the_expected_one` fails when a target falls back
 # to a backend it should not use.
 set -euo pipefail
@@ -37,14 +45,18 @@ ROOT=$PWD
 ALL_TARGETS=(aarch64 aarch64-soft loongarch64 s390x i686)
 INSTALL_ONLY=0
 RELEASE=0
+CI=0
+PROBE_ONLY=0
 TARGETS=()
 for arg in "$@"; do
     case $arg in
     --install-only) INSTALL_ONLY=1 ;;
     --release) RELEASE=1 ;;
+    --ci) CI=1 ;;
+    --probe-only) PROBE_ONLY=1 ;;
     aarch64 | aarch64-soft | loongarch64 | s390x | i686) TARGETS+=("$arg") ;;
     -h | --help)
-        sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'
+        sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'
         exit 0
         ;;
     *)
@@ -216,6 +228,8 @@ if [ "$RELEASE" = 1 ]; then
     SUFFIX=-release
     export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
     export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Cforce-frame-pointers=yes"
+elif [ "$CI" = 1 ]; then
+    SUITE=(--test md5 --test multi)
 fi
 
 # cargo_test TRIPLE [CARGO ARGS...]: runs the suite, then prints the backend
@@ -223,6 +237,12 @@ fi
 cargo_test() {
     local triple=$1
     shift
+    if [ "$PROBE_ONLY" = 1 ]; then
+        log "ci/profile-probe --target $triple ${PROFILE[*]} $*"
+        "${CARGO[@]}" run -q --manifest-path ci/profile-probe/Cargo.toml --target "$triple" \
+            --target-dir "$TARGET_DIR" "${PROFILE[@]}" "$@"
+        return
+    fi
     log "cargo test --target $triple ${PROFILE[*]} ${SUITE[*]} $*"
     "${CARGO[@]}" test --target "$triple" --target-dir "$TARGET_DIR" "${PROFILE[@]}" "${SUITE[@]}" "$@"
     local backend
@@ -244,6 +264,7 @@ cargo_test() {
 compat_test() {
     local triple=$1 p
     shift
+    [ "$CI" = 0 ] && [ "$PROBE_ONLY" = 0 ] || return 0
     for p in "$@"; do
         [ -f "compat/$p/Cargo.toml" ] || continue
         log "compat/$p: cargo test --target $triple ${PROFILE[*]}"
@@ -255,7 +276,8 @@ compat_test() {
 run_target() {
     local t=$1
     CARGO=(cargo)
-    TARGET_DIR=target/cross$SUFFIX
+    TARGET_DIR=target
+    [ "$RELEASE" = 0 ] || TARGET_DIR=target/release-fp
     case $t in
     aarch64 | aarch64-soft)
         export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc
@@ -274,7 +296,8 @@ run_target() {
         export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_MUSL_LINKER=$ZIG_CC
         export CARGO_TARGET_LOONGARCH64_UNKNOWN_LINUX_MUSL_RUNNER="qemu-loongarch64 -cpu la464"
         CARGO=(cargo +nightly)
-        TARGET_DIR=target/cross-nightly$SUFFIX
+        TARGET_DIR=target/nightly
+        [ "$RELEASE" = 0 ] || TARGET_DIR=target/nightly-release-fp
         cargo_test loongarch64-unknown-linux-musl -Zbuild-std
         ;;
     s390x)

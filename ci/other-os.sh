@@ -91,7 +91,7 @@ for os in "${OSES[@]}"; do
     macos)
         for t in x86_64-apple-darwin aarch64-apple-darwin; do
             log "cargo clippy -p md5sum-rs --all-targets --target $t"
-            cargo clippy -p md5sum-rs --all-targets --target "$t" --target-dir target/other-os -- -D warnings
+            cargo clippy -p md5sum-rs --all-targets --target "$t" --target-dir target -- -D warnings
         done
         ;;
     windows)
@@ -99,13 +99,13 @@ for os in "${OSES[@]}"; do
         export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=wine
         log "cargo clippy -p md5sum-rs --all-targets --target x86_64-pc-windows-gnu"
         cargo clippy -p md5sum-rs --all-targets --target x86_64-pc-windows-gnu \
-            --target-dir target/other-os -- -D warnings
+            --target-dir target -- -D warnings
         log "cargo test -p md5sum-rs --target x86_64-pc-windows-gnu (under $(wine --version))"
         # One wineserver for the whole run: one that exits between test
         # binaries while a new client connects fails that client.
         wineserver -p
         trap 'wineserver -k 2>/dev/null || true' EXIT
-        cargo test -p md5sum-rs --target x86_64-pc-windows-gnu --target-dir target/other-os
+        cargo test -p md5sum-rs --target x86_64-pc-windows-gnu --target-dir target
         ;;
     esac
     echo "$os: $((SECONDS - start)) s"

@@ -22,10 +22,21 @@
 #      resolved from its own .crate, with no path and no patch; the
 #      installed md5sum then hashes a known answer.
 #
-# Usage: ci/package.sh. It builds in target/ (root packages) and
-# target/compat/ (compat packages), where the other CI steps have built the
-# same dependencies already.
+# Usage: ci/package.sh [--ci]. It builds in target/, where the other CI
+# steps have built the same dependencies already. --ci, as .ci/run runs it:
+# steps 1 to 4 (the dry run of the workspace already resolves md5sum-rs
+# against the packaged md5x); ci/full.sh runs step 5 too, through
+# ci/release.sh.
 set -euo pipefail
+CI=0
+case ${1:-} in
+--ci) CI=1 ;;
+"") ;;
+*)
+    echo "ci/package.sh: unknown argument '$1'" >&2
+    exit 2
+    ;;
+esac
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -36,24 +47,24 @@ trap 'rm -rf "$UNPACKED"' EXIT
 log() { printf '\n=== %s\n' "$*"; }
 
 # No .crate files from an earlier run: the check below counts them.
-find target/package target/compat/package -maxdepth 2 -name '*.crate' -delete 2>/dev/null || true
+find target/package -maxdepth 2 -name '*.crate' -delete 2>/dev/null || true
 
 # `--allow-dirty` so that it also runs on a work tree with changes; CI runs
 # on a clean clone.
 log "cargo publish --dry-run: md-5 0.10, md5sum-rs and md5x (one workspace)"
-cargo publish --workspace --dry-run --allow-dirty
+# --no-verify: step 3 builds and tests each .crate unpacked, which is what
+# the verification would build, and more.
+cargo publish --workspace --dry-run --allow-dirty --no-verify
 for p in "${COMPAT[@]}"; do
     log "cargo publish --dry-run: compat/$p"
     cargo publish --dry-run --allow-dirty --manifest-path "compat/$p/Cargo.toml" \
-        --target-dir target/compat
+        --target-dir target --no-verify
 done
 
 # The dry run leaves the .crate files in package/ or, with newer Cargo,
 # package/tmp-crate/.
 mapfile -t CRATES < <(
-    for d in target/package target/compat/package; do
-        find "$d" -maxdepth 2 -name '*.crate' -not -path '*/tmp-registry/*'
-    done | sort
+    find target/package -maxdepth 2 -name '*.crate' -not -path '*/tmp-registry/*' | sort
 )
 [ ${#CRATES[@]} = 6 ] || {
     echo "FAIL: expected 6 packaged crates, found: ${CRATES[*]}" >&2
@@ -85,12 +96,16 @@ for dir in "$UNPACKED"/*/; do
     name=$(basename "$dir")
     log "unpacked $name: cargo test, cargo check --benches"
     args=()
-    export CARGO_TARGET_DIR=$ROOT/target/compat
+    export CARGO_TARGET_DIR=$ROOT/target
+    # The workspace's test profile gives its packages opt-level 1; md-5 and
+    # md5 carry that in their own manifests, md5x and md5sum-rs (members
+    # whose profile is the root's) get it here.
     case $name in
-    md-5-0.10.* | md5x-*) export CARGO_TARGET_DIR=$ROOT/target ;;
+    md5x-*) args=(--config 'profile.test.package.md5x.opt-level=1') ;;
     md5sum-*)
-        export CARGO_TARGET_DIR=$ROOT/target
-        args=(--config "patch.crates-io.md5x.path=\"$UNPACKED/$MD5X\"")
+        args=(--config "patch.crates-io.md5x.path=\"$UNPACKED/$MD5X\""
+            --config 'profile.test.package.md5x.opt-level=1'
+            --config 'profile.test.package.md5sum-rs.opt-level=1')
         ;;
     esac
     (cd "$dir" && cargo test "${args[@]}" -- --skip write_512_mib --skip write_4_gib)
@@ -109,7 +124,9 @@ grep -q 'fn main' "$DEPENDENT/src/main.rs" || {
     echo "FAIL: no Rust example with a main in $MD5X/README.md" >&2
     exit 1
 }
-(cd "$DEPENDENT" && CARGO_TARGET_DIR=$ROOT/target/md5x-dependent cargo run --release)
+(cd "$DEPENDENT" && CARGO_TARGET_DIR=$ROOT/target cargo run)
+
+[ "$CI" = 0 ] || exit 0
 
 log "cargo install md5sum-rs from the packaged crates alone"
 VENDOR=$UNPACKED/registry
@@ -133,7 +150,8 @@ for c in "${CRATES[@]}"; do
     esac
 done
 INSTALLED=$UNPACKED/installed
-CARGO_TARGET_DIR=$ROOT/target/install cargo install md5sum-rs --root "$INSTALLED" \
+# --debug: what is checked is where the sources come from, not the profile.
+CARGO_TARGET_DIR=$ROOT/target cargo install --debug md5sum-rs --root "$INSTALLED" \
     --config 'source.crates-io.replace-with = "packaged"' \
     --config "source.packaged.directory = \"$VENDOR\""
 got=$(printf hello | "$INSTALLED/bin/md5sum")

@@ -19,12 +19,12 @@
 # gains it (the shared backend dispatch). Anything else fails.
 #
 # Usage: ci/patch-trees.sh [LINE...]   LINE: md-5-0.10 md-5-0.11 md5-0.7 md5-0.8
-# Builds go to target/patch-trees, which a rerun reuses.
+# Builds go to target/, as every stable build of CI does.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-export CARGO_TARGET_DIR=$ROOT/target/patch-trees
+export CARGO_TARGET_DIR=$ROOT/target
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
 HOST_ARCH=$(uname -m)

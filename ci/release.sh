@@ -33,22 +33,31 @@
 # Windows, Linux aarch64 musl) and uploads on a version tag, against
 # GitHub's workflow schema.
 #
-# Usage: ci/release.sh [--reuse-crates]
+# Usage: ci/release.sh [--ci] [--reuse-crates]
+#   --ci            what .ci/run needs on every change: the sdist, the
+#                   x86_64 manylinux wheel built from it, audited and
+#                   installed without Rust (ci/python.sh then runs the test
+#                   suite against that file), the crates and the workflow;
+#                   the aarch64 and musllinux wheels and pip building the
+#                   sdist are left to ci/full.sh, the whole script
 #   --reuse-crates  take the .crate files ci/package.sh left in
 #                   target/package (.ci/run runs it just before) instead of
 #                   running it again
 #
 # Idempotent: tools go to a venv in target/release-tools, Rust builds to
-# target/release-*, downloads to target/release-wheelhouse; target/dist is
-# made anew. Each step prints its time.
+# target/ (one folder for every stable build), downloads to
+# target/release-wheelhouse; target/dist is made anew. Each step prints its
+# time.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 REUSE_CRATES=0
+CI=0
 for arg in "$@"; do
     case $arg in
     --reuse-crates) REUSE_CRATES=1 ;;
+    --ci) CI=1 ;;
     *)
         echo "ci/release.sh: unknown argument '$arg'" >&2
         exit 2
@@ -102,7 +111,7 @@ if [ ! -f "$MUSL_LIB/libc.so" ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q musl
 fi
 # qemu-user (and the aarch64 target) as ci/cross.sh installs them.
-bash ci/cross.sh --install-only aarch64 >/dev/null
+[ "$CI" = 1 ] || bash ci/cross.sh --install-only aarch64 >/dev/null
 maturin --version
 python3 -m ziglang version
 
@@ -126,7 +135,7 @@ done
 # sdist, audited; prints nothing else on stdout but its path.
 build_wheel() {
     local triple=$1 compat=$2 tag=$3 wheel ldpaths
-    (cd "$SRC" && CARGO_TARGET_DIR=$root/target/release-wheels maturin build --release --zig \
+    (cd "$SRC" && CARGO_TARGET_DIR=$root/target maturin build --release --zig \
         --target "$triple" --compatibility "$compat" --out "$DIST") >&2
     wheel=$(find "$DIST" -name "md5x-$VERSION-cp311-abi3-*$tag*.whl")
     single "$wheel" || fail "no single $tag wheel in $DIST"
@@ -157,20 +166,27 @@ AUDIT
 
 step "wheel: manylinux2014 x86_64 (maturin --zig), auditwheel"
 WHEEL_X86=$(build_wheel x86_64-unknown-linux-gnu manylinux2014 manylinux_2_17_x86_64)
-step "wheel: manylinux2014 aarch64 (maturin --zig), auditwheel"
-WHEEL_ARM=$(build_wheel aarch64-unknown-linux-gnu manylinux2014 manylinux_2_17_aarch64)
-step "wheel: musllinux_1_2 x86_64 (maturin --zig), auditwheel"
-build_wheel x86_64-unknown-linux-musl musllinux_1_2 musllinux_1_2_x86_64 >/dev/null
+if [ "$CI" = 0 ]; then
+    step "wheel: manylinux2014 aarch64 (maturin --zig), auditwheel"
+    WHEEL_ARM=$(build_wheel aarch64-unknown-linux-gnu manylinux2014 manylinux_2_17_aarch64)
+    step "wheel: musllinux_1_2 x86_64 (maturin --zig), auditwheel"
+    build_wheel x86_64-unknown-linux-musl musllinux_1_2 musllinux_1_2_x86_64 >/dev/null
+fi
 
 # --- the Python tests, against what was installed ------------------------------
 
+# --ci installs md5x alone (its smoke test needs nothing else); the suite
+# runs in ci/python.sh, against the same file.
+EXTRAS="[test]"
+[ "$CI" = 0 ] || EXTRAS=
 step "wheelhouse: the test suite's dependencies and maturin, as wheels"
-mapfile -t NEEDS < <(python3 -c '
+[ "$CI" = 1 ] || mapfile -t NEEDS < <(python3 -c '
 import sys, tomllib
 p = tomllib.load(open(sys.argv[1], "rb"))
 print(*p["project"]["optional-dependencies"]["test"], *p["build-system"]["requires"], sep="\n")
 ' "$SRC/pyproject.toml")
-python3 -m pip download -q --only-binary=:all: -d "$WHEELHOUSE" "${NEEDS[@]}"
+[ "$CI" = 1 ] || python3 -m pip download -q --only-binary=:all: -d "$WHEELHOUSE" "${NEEDS[@]}"
+mkdir -p "$WHEELHOUSE"
 
 # fresh_venv DIR: a new venv with pip, from the machine's python3.
 fresh_venv() {
@@ -197,7 +213,7 @@ EOF
     (cd "$copy" && "$venv/bin/python" "$root/ci/wheel_smoke.py" "$venv")
 }
 
-step "the manylinux x86_64 wheel: pip install --no-index, no cargo or rustc on PATH, pytest"
+step "the manylinux x86_64 wheel: pip install --no-index, no cargo or rustc on PATH, pytest (--ci: a smoke test)"
 VENV=$WORK/venv-wheel
 fresh_venv "$VENV"
 NO_RUST_PATH=$VENV/bin:/usr/local/bin:/usr/bin:/bin
@@ -207,43 +223,49 @@ for tool in cargo rustc; do
     fi
 done
 env -u CARGO_HOME -u RUSTUP_HOME PATH="$NO_RUST_PATH" "$VENV/bin/python" -m pip install -q \
-    --no-index --find-links "$WHEELHOUSE" "md5x[test] @ file://$WHEEL_X86"
-PATH=$NO_RUST_PATH run_suite "$VENV"
-
-step "the sdist alone: pip install md5x-$VERSION.tar.gz into a fresh venv (builds it), pytest"
-VENV=$WORK/venv-sdist
-fresh_venv "$VENV"
-CARGO_TARGET_DIR=$root/target/release-sdist "$VENV/bin/python" -m pip install -q \
-    --no-index --find-links "$WHEELHOUSE" "md5x[test] @ file://$SDIST"
-run_suite "$VENV"
-
-# --- aarch64 under qemu --------------------------------------------------------
-
-step "the manylinux aarch64 wheel under qemu-aarch64: Debian's arm64 CPython 3.11, against hashlib"
-# Debian's own packages, unpacked into a root that qemu-aarch64 -L serves
-# the loader and libraries from; the wheel unpacked into a folder on
-# PYTHONPATH (a wheel is a zip of its installed files).
-SYSROOT=$root/target/release-aarch64-root
-DEBS=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libc6 libexpat1 zlib1g libssl3
-    libffi8 libgcc-s1)
-if [ ! -x "$SYSROOT/usr/bin/python3.11" ]; then
-    if ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
-        dpkg --add-architecture arm64
-    fi
-    apt_wait
-    apt-get update -qq
-    rm -rf "$SYSROOT.debs" "$SYSROOT"
-    mkdir -p "$SYSROOT.debs" "$SYSROOT"
-    (cd "$SYSROOT.debs" && apt-get download -qq -o APT::Sandbox::User=root "${DEBS[@]/%/:arm64}")
-    for deb in "$SYSROOT.debs"/*.deb; do
-        dpkg -x "$deb" "$SYSROOT"
-    done
+    --no-index --find-links "$WHEELHOUSE" "md5x$EXTRAS @ file://$WHEEL_X86"
+if [ "$CI" = 1 ]; then
+    (cd "$WORK" && PATH=$NO_RUST_PATH "$VENV/bin/python" "$root/ci/wheel_smoke.py" "$VENV")
+else
+    PATH=$NO_RUST_PATH run_suite "$VENV"
 fi
-SITE=$WORK/aarch64-site
-rm -rf "$SITE"
-python3 -m zipfile -e "$WHEEL_ARM" "$SITE"
-(cd "$WORK" && PYTHONPATH=$SITE qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11" \
-    "$root/ci/wheel_smoke.py" "$SITE")
+
+if [ "$CI" = 0 ]; then
+    step "the sdist alone: pip install md5x-$VERSION.tar.gz into a fresh venv (builds it), pytest"
+    VENV=$WORK/venv-sdist
+    fresh_venv "$VENV"
+    CARGO_TARGET_DIR=$root/target "$VENV/bin/python" -m pip install -q \
+        --no-index --find-links "$WHEELHOUSE" "md5x[test] @ file://$SDIST"
+    run_suite "$VENV"
+
+    # --- aarch64 under qemu --------------------------------------------------------
+
+    step "the manylinux aarch64 wheel under qemu-aarch64: Debian's arm64 CPython 3.11, against hashlib"
+    # Debian's own packages, unpacked into a root that qemu-aarch64 -L serves
+    # the loader and libraries from; the wheel unpacked into a folder on
+    # PYTHONPATH (a wheel is a zip of its installed files).
+    SYSROOT=$root/target/release-aarch64-root
+    DEBS=(python3.11-minimal libpython3.11-minimal libpython3.11-stdlib libc6 libexpat1 zlib1g libssl3
+        libffi8 libgcc-s1)
+    if [ ! -x "$SYSROOT/usr/bin/python3.11" ]; then
+        if ! grep -qx arm64 <<<"$(dpkg --print-foreign-architectures)"; then
+            dpkg --add-architecture arm64
+        fi
+        apt_wait
+        apt-get update -qq
+        rm -rf "$SYSROOT.debs" "$SYSROOT"
+        mkdir -p "$SYSROOT.debs" "$SYSROOT"
+        (cd "$SYSROOT.debs" && apt-get download -qq -o APT::Sandbox::User=root "${DEBS[@]/%/:arm64}")
+        for deb in "$SYSROOT.debs"/*.deb; do
+            dpkg -x "$deb" "$SYSROOT"
+        done
+    fi
+    SITE=$WORK/aarch64-site
+    rm -rf "$SITE"
+    python3 -m zipfile -e "$WHEEL_ARM" "$SITE"
+    (cd "$WORK" && PYTHONPATH=$SITE qemu-aarch64 -L "$SYSROOT" "$SYSROOT/usr/bin/python3.11" \
+        "$root/ci/wheel_smoke.py" "$SITE")
+fi
 
 # --- crates ----------------------------------------------------------------------
 
@@ -255,8 +277,7 @@ for name in md5x md5sum-rs; do
     [ "$(basename "$crate")" = "$name-$VERSION.crate" ] || fail "$crate: not version $VERSION of the sdist"
     cp "$crate" "$DIST/"
 done
-for crate in target/package/*.crate target/package/tmp-crate/*.crate target/compat/package/*.crate \
-    target/compat/package/tmp-crate/*.crate; do
+for crate in target/package/*.crate target/package/tmp-crate/*.crate; do
     [ -f "$crate" ] || continue
     for f in LICENSE-MIT LICENSE-APACHE; do
         grep -qx "[^/]*/$f" <<<"$(tar -tzf "$crate")" || fail "$crate lacks $f"

@@ -14,8 +14,10 @@
 #    that depends on this one with that profile and calls `Lanes::update`,
 #    `digest_many` and `Md5`.
 #    ci/cross.sh --release does the same for aarch64 and loongarch64.
+#    --ci, as .ci/run runs it: of the tests, only tests/stack.rs (frame
+#    sizes, a release-only property); ci/full.sh runs them all.
 #
-# Usage: ci/targets.sh [--install-only]
+# Usage: ci/targets.sh [--install-only | --ci]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,6 +45,8 @@ for entry in "${LIB_TARGETS[@]}"; do
     fi
 done
 [ "${1:-}" != --install-only ] || exit 0
+SUITE=(--lib --tests)
+[ "${1:-}" != --ci ] || SUITE=(--test stack)
 
 start=$SECONDS
 for entry in "${LIB_TARGETS[@]}"; do
@@ -60,8 +64,8 @@ echo "library builds: $((SECONDS - start)) s"
 start=$SECONDS
 export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
 export RUSTFLAGS=-Cforce-frame-pointers=yes
-log "cargo test --release, lto = fat, codegen-units = 1, forced frame pointers"
-cargo test --release --lib --tests --target-dir target/release-fp
+log "cargo test --release ${SUITE[*]}, lto = fat, codegen-units = 1, forced frame pointers"
+cargo test --release "${SUITE[@]}" --target-dir target/release-fp
 
 log "a dependent with lto = fat, codegen-units = 1, forced frame pointers"
 cargo run -q --release --manifest-path ci/profile-probe/Cargo.toml --target-dir target/release-fp

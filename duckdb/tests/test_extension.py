@@ -8,8 +8,10 @@ can go wrong.
     MD5X_DUCKDB_1_2=dir-with-duckdb-1.2 MD5X_DUCKDB_OLD=dir-with-duckdb-1.1 \
         python -m pytest duckdb/tests
 
-MD5X_DUCKDB_EXTENSION defaults to duckdb/target/release's file;
-MD5X_DUCKDB_CLI (a DuckDB CLI, e.g. from PyPI's duckdb-cli),
+MD5X_DUCKDB_EXTENSION defaults to duckdb/target/release's file, and
+MD5X_DUCKDB_CLI_EXTENSION, the file the CLI loads, to that one (the file
+md5x.duckdb writes from the Python package's module loads only into a
+Python process, whose symbols the module uses); MD5X_DUCKDB_CLI (a DuckDB CLI, e.g. from PyPI's duckdb-cli),
 MD5X_DUCKDB_1_2 and MD5X_DUCKDB_OLD (directories holding the duckdb Python
 package 1.2.x and 1.1.x, from `pip install --target`) are each required
 unless set to "skip".
@@ -32,6 +34,7 @@ HERE = Path(__file__).parent
 EXTENSION = Path(
     os.environ.get("MD5X_DUCKDB_EXTENSION", HERE.parent / "target" / "release" / "md5x.duckdb_extension")
 )
+CLI_EXTENSION = Path(os.environ.get("MD5X_DUCKDB_CLI_EXTENSION", EXTENSION))
 CHECKS = (HERE / "checks.sql").read_text()
 
 
@@ -81,7 +84,7 @@ def required_path(variable):
 
 def test_checks_in_cli():
     cli = required_path("MD5X_DUCKDB_CLI")
-    script = f"LOAD {sql_path(EXTENSION)};\n.mode csv\n.headers off\n" + CHECKS
+    script = f"LOAD {sql_path(CLI_EXTENSION)};\n.mode csv\n.headers off\n" + CHECKS
     run = subprocess.run([cli, "-unsigned", "-batch"], input=script, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     assert_checks(list(csv.reader(io.StringIO(run.stdout))))

@@ -1,52 +1,25 @@
-//! The Python package's Arrow import (`python/src/arrow`: the checks of
-//! `rows.rs` and `region.rs`, and `Column::hash`), built here from the
-//! same files without Python, over arrays whose fields are arbitrary:
-//! lengths, offsets and null counts, buffer counts, offsets and views of
-//! any values, a struct around the column or not. Every buffer a field
-//! names really exists, at the size the fields claim, except where a
-//! field claims an extent no buffer can have (2**61 slots or more): those
-//! must be refused before anything is read, which AddressSanitizer
-//! checks. An accepted array's digests must be, row for row, `Md5` over
-//! the bytes its offsets or views name (as bytes or hex, hashed on one to
-//! three threads); its nulls the bitmap's; and the views made for a view
-//! input's hex digests must each name its row's digest.
+//! The Python package's Arrow import (the crate `md5x-arrow-import`: the
+//! checks of `Rows::new`, and `Column::hash`), over arrays whose fields
+//! are arbitrary: lengths, offsets and null counts, buffer counts, offsets
+//! and views of any values, a struct around the column or not. Every
+//! buffer a field names really exists, at the size the fields claim,
+//! except where a field claims an extent no buffer can have (2**61 slots
+//! or more): those must be refused before anything is read, which
+//! AddressSanitizer checks. An accepted array's digests must be, row for
+//! row, `Md5` over the bytes its offsets or views name (as bytes or hex,
+//! hashed on one to three threads); its nulls the bitmap's; and the views
+//! made for a view input's hex digests must each name its row's digest.
 #![no_main]
-
-extern crate md5 as md5x;
 
 use libfuzzer_sys::fuzz_target;
 use md5::{Digest, Md5};
 use md5_fuzz::Cursor;
+use md5x_arrow_import::column::{Column, Output};
+use md5x_arrow_import::ffi::ArrowArray;
+use md5x_arrow_import::format::{Layout, Shape};
+use md5x_arrow_import::rows::Rows;
+use md5x_arrow_import::stop::Stop;
 use std::ffi::c_void;
-
-// The import's files at the crate's root, as siblings, as they are in
-// `python/src/arrow` (`super::` there is the crate's root here).
-#[allow(dead_code)]
-#[path = "../../python/src/arrow/column.rs"]
-mod column;
-#[allow(dead_code)]
-#[path = "../../python/src/arrow/ffi.rs"]
-mod ffi;
-#[allow(dead_code)]
-#[path = "../../python/src/arrow/format.rs"]
-mod format;
-#[allow(dead_code)]
-#[path = "../../python/src/arrow/region.rs"]
-mod region;
-#[allow(dead_code)]
-#[path = "../../python/src/arrow/rows.rs"]
-mod rows;
-#[allow(dead_code)]
-#[path = "../../python/src/steps.rs"]
-mod steps;
-#[allow(dead_code)]
-#[path = "../../python/src/stop.rs"]
-mod stop;
-
-use column::{Column, Output};
-use ffi::ArrowArray;
-use format::{Layout, Shape};
-use rows::Rows;
 
 /// Counts no buffer can hold: offsets or views of this many slots
 /// overflow `isize`, whatever their width.
@@ -324,11 +297,14 @@ fuzz_target!(|data: &[u8]| {
         )
     };
     let shape = Shape { layout, in_struct };
-    let Ok(rows) = Rows::new(&array, shape) else {
+    // SAFETY: the generator's array: every pointer it holds is NULL or to
+    // a buffer of the extent its fields claim wherever a buffer can be
+    // that large; the other extents `Rows::new` refuses before reading.
+    let Ok(rows) = (unsafe { Rows::new(&array, shape) }) else {
         return;
     };
     let len = rows.len();
-    let stop = stop::Stop::default();
+    let stop = Stop::default();
     let output = [Output::Binary, Output::Hex][c.u8() as usize % 2];
     let jobs = 1 + c.u8() as usize % 3;
     let Ok(column) = Column::hash(rows, output, jobs, &stop) else {

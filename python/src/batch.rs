@@ -19,9 +19,9 @@ mod job;
 
 use crate::buffer::{BufferView, GIL_MINSIZE};
 use crate::interrupt;
-use crate::steps::STEP_BYTES;
-use crate::stop::{Stop, Stopped};
 use job::{Job, Owners, COPY_MAX};
+use md5x_arrow_import::stepwise::{self, STEP_BYTES};
+use md5x_arrow_import::stop::{Stop, Stopped};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyIterator, PyList, PyString, PyTuple};
@@ -231,7 +231,7 @@ fn push<'py>(
 /// The digest of one long row, hashed at once, interruptibly.
 fn digest_now(py: Python<'_>, row: &[u8]) -> PyResult<[u8; 16]> {
     let mut out = [[0u8; 16]];
-    interrupt::run(py, |stop| crate::steps::digest_rows(&[row], &mut out, stop))?
+    interrupt::run(py, |stop| stepwise::digest_rows(&[row], &mut out, stop))?
         .map_err(|Stopped| stopped())?;
     Ok(out[0])
 }

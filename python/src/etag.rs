@@ -4,9 +4,9 @@
 use crate::buffer::{BufferView, GIL_MINSIZE};
 use crate::interrupt;
 use crate::paths::{os_error, path_of};
-use crate::stop::Stop;
 use md5x::etag::{Etag, PartsError, UploadRule};
 use md5x::files::{self, Control};
+use md5x_arrow_import::stop::Stop;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;

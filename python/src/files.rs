@@ -4,8 +4,8 @@
 
 use crate::interrupt;
 use crate::paths::{expect_many, os_error, path_of};
-use crate::stop::Stop;
 use md5x::files::{self, Control};
+use md5x_arrow_import::stop::Stop;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};

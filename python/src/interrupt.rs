@@ -9,7 +9,7 @@
 //! released and looks for a signal every [`POLL`]. At one it sets the
 //! `Stop`, waits for the work to give up (a step), and raises.
 
-use crate::stop::Stop;
+use md5x_arrow_import::stop::Stop;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use std::panic::AssertUnwindSafe;

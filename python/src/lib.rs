@@ -15,8 +15,6 @@ mod files;
 mod hasher;
 mod interrupt;
 mod paths;
-mod steps;
-mod stop;
 
 #[pymodule]
 fn _md5x(m: &Bound<'_, PyModule>) -> PyResult<()> {

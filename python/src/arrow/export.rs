@@ -4,10 +4,10 @@
 //! reference to them that its release callback drops, so a consumer reads
 //! them in place (`pa.array(r)`, `pl.Series(r)` copy nothing).
 
-use super::column::{Column, Exported, Output};
-use super::ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Releasable};
-use super::format::describe;
 use super::import::requested_format;
+use md5x_arrow_import::column::{Column, Exported, Output};
+use md5x_arrow_import::ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Releasable};
+use md5x_arrow_import::format::describe;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
@@ -159,8 +159,9 @@ fn requested(
                 .cast::<PyCapsule>()?
                 .pointer_checked(Some(c"arrow_schema"))?
                 .cast::<ArrowSchema>();
-            // SAFETY: checked live by `requested_format` above, and held.
-            let asked = describe(unsafe { pointer.as_ref() });
+            // SAFETY: checked live by `requested_format` above, and held:
+            // a consumer's schema, as the C Data Interface lays it out.
+            let asked = unsafe { describe(pointer.as_ref()) };
             Err(PyValueError::new_err(format!(
                 "md5x holds these digests as {}; it cannot export them as {asked}",
                 default.name()

@@ -4,7 +4,7 @@
 //! capsule, and the capsule's copy marked released, so that the capsule's
 //! destructor does not release it a second time.
 
-use super::ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported, Releasable};
+use md5x_arrow_import::ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported, Releasable};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods, PyTuple};
@@ -68,7 +68,8 @@ fn take<T: Releasable>(capsule: &Bound<'_, PyAny>, name: &CStr) -> PyResult<Impo
     // (pointer checked not NULL by `pointer_checked`, and aligned above);
     // the GIL, held here, keeps other Python code from touching it. Reading
     // it moves it (the specification allows moving these structs); marking
-    // the capsule's copy released hands its ownership to the `Imported`.
+    // the capsule's copy released hands its ownership to the `Imported`,
+    // as its producer filled it.
     unsafe {
         let value = pointer.read();
         if !value.is_live() {

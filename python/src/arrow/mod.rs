@@ -2,32 +2,26 @@
 //! binaries, read in place through the Arrow PyCapsule interface, hashed in
 //! one `md5x::multi` batch with the GIL released, and handed back through
 //! the same interface. No Python object is made per row, and pyarrow is not
-//! needed: the C Data Interface structs are declared here.
+//! needed: the C Data Interface structs, the checks of an array and the
+//! hashing of its rows are the crate `md5x-arrow-import` (`arrow-import/`).
 //!
-//! `ffi` declares the structs, `import` takes them from capsules, `format`
-//! reads a schema's type, `rows` checks and hashes an array's rows,
-//! `column` holds and encodes the digests, `export` hands them out.
+//! `import` takes the structs from capsules, `export` hands the digests
+//! out.
 
-mod column;
 mod export;
-mod ffi;
-mod format;
 mod import;
-mod region;
-mod rows;
 
 use crate::interrupt;
-use crate::steps::STEP_BYTES;
-use crate::stop::Stop;
-use column::{Column, Exported, Output};
 use export::{PyArrowArray, PyArrowStream};
-use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema, Imported};
-use format::Layout;
 use import::Source;
+use md5x_arrow_import::column::{Column, Exported, Output};
+use md5x_arrow_import::format::{self, Layout};
+use md5x_arrow_import::read_stream::{read_stream, StreamError};
+use md5x_arrow_import::rows::{Refused, Rows};
+use md5x_arrow_import::stepwise::STEP_BYTES;
+use md5x_arrow_import::stop::Stop;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use rows::{Refused, Rows};
-use std::ffi::CStr;
 
 pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(hash_array, m)?)?;
@@ -75,7 +69,8 @@ fn hash_array(
     let jobs = crate::files::threads(jobs)?;
     match import::export(array)? {
         Source::Array(schema, array) => {
-            let shape = format::shape(&schema).map_err(PyTypeError::new_err)?;
+            // SAFETY: the producer's schema, moved out of its capsule.
+            let shape = unsafe { format::shape(&schema) }.map_err(PyTypeError::new_err)?;
             let views = shape.layout == Layout::View;
             let hash = |rows, stop: &Stop| {
                 let column = Column::hash(rows, output, jobs, stop)?;
@@ -87,7 +82,10 @@ fn hash_array(
             // own, so that Ctrl-C is seen, where it is long work. The
             // imported structs are released here, with the GIL held, as a
             // producer may need it to free its memory.
-            let rows = py.detach(|| Rows::new(&array, shape)).map_err(malformed)?;
+            // SAFETY: the producer's array of that schema, moved out of
+            // its capsule, held until its digests are made.
+            let rows = py.detach(|| unsafe { Rows::new(&array, shape) });
+            let rows = rows.map_err(malformed)?;
             let hashed = if rows.work() > STEP_BYTES {
                 interrupt::run(py, |stop| hash(rows, stop))?
             } else {
@@ -105,7 +103,7 @@ fn hash_array(
             // into its error).
             let read = interrupt::run(py, |stop| read_stream(&mut stream, output, jobs, stop))?;
             drop(stream);
-            let (chunks, exported) = read?;
+            let (chunks, exported) = read.map_err(stream_error)?;
             Ok(Py::new(py, PyArrowStream::new(chunks, output, exported))?.into_any())
         }
     }
@@ -125,89 +123,12 @@ fn refused(refused: Refused) -> PyErr {
     }
 }
 
-/// Why reading a stream failed.
-enum StreamError {
-    /// Its type is not one `hash_array` reads.
-    Type(String),
-    /// An array of it breaks the format's rules.
-    Malformed(String),
-    /// Its producer reported an error.
-    Producer(String),
-    /// The call was interrupted.
-    Stopped,
-}
-
-impl From<StreamError> for PyErr {
-    fn from(e: StreamError) -> PyErr {
-        match e {
-            StreamError::Type(m) => PyTypeError::new_err(m),
-            StreamError::Malformed(m) => malformed(m),
-            StreamError::Producer(m) => PyRuntimeError::new_err(m),
-            StreamError::Stopped => refused(Refused::Stopped),
-        }
+/// The error for a stream not read.
+fn stream_error(e: StreamError) -> PyErr {
+    match e {
+        StreamError::Type(m) => PyTypeError::new_err(m),
+        StreamError::Malformed(m) => malformed(m),
+        StreamError::Producer(m) => PyRuntimeError::new_err(m),
+        StreamError::Stopped => refused(Refused::Stopped),
     }
-}
-
-/// Hashes each array of `stream` on up to `jobs` threads, and picks the
-/// one type that all the results are exported as.
-fn read_stream(
-    stream: &mut Imported<ArrowArrayStream>,
-    output: Output,
-    jobs: usize,
-    stop: &Stop,
-) -> Result<(Vec<Column>, Exported), StreamError> {
-    let (Some(get_schema), Some(get_next)) = (stream.get_schema, stream.get_next) else {
-        return Err(StreamError::Malformed(
-            "the stream has no get_schema or get_next".into(),
-        ));
-    };
-    let mut schema = Imported::<ArrowSchema>::empty();
-    // SAFETY: a live stream's callback, given the stream and a released
-    // schema to fill.
-    let code = unsafe { get_schema(stream.as_mut_ptr(), schema.as_mut_ptr()) };
-    check(stream, code)?;
-    let shape = format::shape(&schema).map_err(StreamError::Type)?;
-    let mut chunks = Vec::new();
-    // Each array is released once hashed, without the GIL: the C stream
-    // interface's consumers (pyarrow's among them) pull and release arrays
-    // with it released, so producers take it where they need it.
-    loop {
-        stop.check().map_err(|_| StreamError::Stopped)?;
-        let mut array = Imported::<ArrowArray>::empty();
-        // SAFETY: as above, with a released array to fill.
-        let code = unsafe { get_next(stream.as_mut_ptr(), array.as_mut_ptr()) };
-        check(stream, code)?;
-        if !array.is_live() {
-            break; // The end of the stream.
-        }
-        let rows = Rows::new(&array, shape).map_err(StreamError::Malformed)?;
-        chunks.push(Column::hash(rows, output, jobs, stop).map_err(|e| match e {
-            Refused::Malformed(m) => StreamError::Malformed(m),
-            Refused::Stopped => StreamError::Stopped,
-        })?);
-    }
-    let columns: Vec<&Column> = chunks.iter().collect();
-    let exported = Exported::choose(output, shape.layout == Layout::View, &columns);
-    chunks.iter().for_each(|c| c.prepare(exported));
-    Ok((chunks, exported))
-}
-
-/// The producer's error, where `code` (an errno value) is not 0.
-fn check(stream: &mut Imported<ArrowArrayStream>, code: i32) -> Result<(), StreamError> {
-    if code == 0 {
-        return Ok(());
-    }
-    let message = stream
-        .get_last_error
-        // SAFETY: a live stream's callback; its result, if not NULL, is a
-        // NUL-terminated string valid until the next call on the stream.
-        .map(|f| unsafe { f(stream.as_mut_ptr()) })
-        .filter(|m| !m.is_null())
-        // SAFETY: as above.
-        .map(|m| unsafe { CStr::from_ptr(m) }.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    Err(StreamError::Producer(format!(
-        "the Arrow stream failed (error {code}){}{message}",
-        if message.is_empty() { "" } else { ": " }
-    )))
 }

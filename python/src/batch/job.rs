@@ -4,8 +4,8 @@
 use pyo3::prelude::*;
 
 use crate::buffer::BufferView;
-use crate::steps::{self, LONG, STEP_BYTES};
-use crate::stop::{Stop, Stopped};
+use md5x_arrow_import::stepwise::{self, LONG, STEP_BYTES};
+use md5x_arrow_import::stop::{Stop, Stopped};
 
 /// Rows of up to this many bytes are copied, as they are read, into one
 /// buffer that the hashing reads in order; longer ones of a list or tuple
@@ -105,7 +105,7 @@ impl Job {
 
     /// Each row is at least one block with its padding.
     pub(super) fn work(&self) -> usize {
-        steps::work(self.len(), self.total)
+        stepwise::work(self.len(), self.total)
     }
 
     /// Hashes the rows into `self.digests`, in steps that look at `stop`
@@ -130,7 +130,7 @@ impl Job {
         if self.work() <= STEP_BYTES && self.longest <= LONG {
             md5x::multi::digest_many_into(&slices, &mut self.digests);
         } else {
-            steps::digest_rows(&slices, &mut self.digests, stop)?;
+            stepwise::digest_rows(&slices, &mut self.digests, stop)?;
         }
         if self.hashed > 0 {
             for (piece, digest) in self.pieces.iter().zip(&mut self.digests) {

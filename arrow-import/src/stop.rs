@@ -1,21 +1,21 @@
 //! The flag long work looks at between steps, set when its call is
-//! interrupted (`interrupt.rs` sets it at a pending signal). Plain Rust,
-//! no Python: the Arrow import's fuzz target builds it too.
+//! interrupted (the Python package's `interrupt.rs` sets it at a pending
+//! signal).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Set when the call that started some work is interrupted: the work
 /// looks at it between steps and gives up with [`Stopped`].
 #[derive(Default)]
-pub(crate) struct Stop(AtomicBool);
+pub struct Stop(AtomicBool);
 
 impl Stop {
-    pub(crate) fn is_set(&self) -> bool {
+    pub fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
 
     /// `Err(Stopped)` once set: for `?` between steps.
-    pub(crate) fn check(&self) -> Result<(), Stopped> {
+    pub fn check(&self) -> Result<(), Stopped> {
         if self.is_set() {
             Err(Stopped)
         } else {
@@ -23,12 +23,12 @@ impl Stop {
         }
     }
 
-    pub(crate) fn set(&self) {
+    pub fn set(&self) {
         self.0.store(true, Ordering::Relaxed);
     }
 
     /// The flag itself, for `md5x::files::Control::stop_on`.
-    pub(crate) fn flag(&self) -> &AtomicBool {
+    pub fn flag(&self) -> &AtomicBool {
         &self.0
     }
 }
@@ -36,4 +36,4 @@ impl Stop {
 /// What work that gave up at a [`Stop`] returns; the caller raises the
 /// signal's exception instead.
 #[derive(Debug)]
-pub(crate) struct Stopped;
+pub struct Stopped;

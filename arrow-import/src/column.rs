@@ -5,7 +5,7 @@
 //! input's views while it is hashed). A column of many rows is hashed in
 //! parts of consecutive rows, on threads of their own.
 
-use super::rows::{Refused, Rows, Scratch, Validity};
+use crate::rows::{Refused, Rows, Scratch, Validity};
 use crate::stop::Stop;
 use std::ffi::CStr;
 use std::mem::MaybeUninit;
@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 
 /// What `hash_array` writes for each row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Output {
+pub enum Output {
     /// 32 lowercase hex digits, in a utf8 (or large_utf8) column.
     Hex,
     /// The 16-byte digest, in a fixed_size_binary(16) column.
@@ -53,7 +53,7 @@ impl Output {
 
 /// The Arrow type a column of digests is exported as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Exported {
+pub enum Exported {
     /// utf8, i32 offsets: while `width × rows` fits in an i32.
     Utf8,
     /// large_utf8, i64 offsets: past that (67,108,864 rows of hex).
@@ -110,7 +110,7 @@ impl Exported {
 
 /// A utf8_view column's views and data buffers over one values buffer:
 /// each buffer at most `i32::MAX` bytes, as a view's offset is an i32.
-pub(crate) struct Views {
+pub struct Views {
     pub views: Vec<[u8; 16]>,
     /// Where each data buffer starts in the values.
     pub starts: Vec<usize>,
@@ -119,7 +119,7 @@ pub(crate) struct Views {
 }
 
 /// One column of digests.
-pub(crate) struct Column {
+pub struct Column {
     pub output: Output,
     pub len: usize,
     pub values: Vec<u8>,
@@ -132,8 +132,8 @@ pub(crate) struct Column {
 impl Column {
     /// Hashes `rows` and writes the digests as `output`, on up to `jobs`
     /// threads (this one among them) where the column has many rows:
-    /// each part of [`PART_ROWS`] or more consecutive rows is hashed into
-    /// its own part of the buffers by [`hash_part`]. For a view input the
+    /// each part of `PART_ROWS` or more consecutive rows is hashed into
+    /// its own part of the buffers by `hash_part`. For a view input the
     /// views of hex or base64 digests are written as the digests come,
     /// since a view input's digests are exported as views
     /// ([`Exported::choose`]). Gives up with `Stopped` between steps once

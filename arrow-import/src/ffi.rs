@@ -7,7 +7,7 @@ use std::ffi::{c_char, c_int, c_void};
 
 /// A type: its format string, name, children and dictionary.
 #[repr(C)]
-pub(crate) struct ArrowSchema {
+pub struct ArrowSchema {
     pub format: *const c_char,
     pub name: *const c_char,
     pub metadata: *const c_char,
@@ -21,7 +21,7 @@ pub(crate) struct ArrowSchema {
 
 /// An array's data: its length, offset, null count and buffers.
 #[repr(C)]
-pub(crate) struct ArrowArray {
+pub struct ArrowArray {
     pub length: i64,
     pub null_count: i64,
     pub offset: i64,
@@ -36,7 +36,7 @@ pub(crate) struct ArrowArray {
 
 /// A stream of arrays of one type, pulled with `get_next`.
 #[repr(C)]
-pub(crate) struct ArrowArrayStream {
+pub struct ArrowArrayStream {
     pub get_schema: Option<unsafe extern "C" fn(*mut ArrowArrayStream, *mut ArrowSchema) -> c_int>,
     pub get_next: Option<unsafe extern "C" fn(*mut ArrowArrayStream, *mut ArrowArray) -> c_int>,
     pub get_last_error: Option<unsafe extern "C" fn(*mut ArrowArrayStream) -> *const c_char>,
@@ -45,7 +45,7 @@ pub(crate) struct ArrowArrayStream {
 }
 
 /// The struct of the three that a release callback takes.
-pub(crate) trait Releasable {
+pub trait Releasable {
     /// A released struct: every field zero, `release` NULL, as the
     /// specification has a consumer pass to a callback that fills it.
     fn empty() -> Self;
@@ -96,11 +96,17 @@ releasable!(ArrowSchema, ArrowArray, ArrowArrayStream);
 
 /// A struct taken from a producer: boxed, so that its address stays put
 /// for the callbacks that receive it, and released exactly once, on drop.
-pub(crate) struct Imported<T: Releasable>(Box<T>);
+pub struct Imported<T: Releasable>(Box<T>);
 
 impl<T: Releasable> Imported<T> {
     /// Takes ownership of a live struct moved out of its producer's memory.
-    pub fn new(value: T) -> Self {
+    ///
+    /// # Safety
+    ///
+    /// `value` was filled by a producer of the C Data Interface and is
+    /// not released elsewhere: its callbacks (called here, and its
+    /// `release` once, on drop) are the producer's, and take it.
+    pub unsafe fn new(value: T) -> Self {
         Self(Box::new(value))
     }
 

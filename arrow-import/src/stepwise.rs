@@ -1,12 +1,13 @@
 //! A batch of rows hashed in steps of bounded work, with a look at a
-//! [`Stop`] before each: what keeps `digest_many` and `hash_array`
-//! interruptible within a few milliseconds whatever their rows' lengths.
+//! [`Stop`] before each: what keeps the Python package's `digest_many` and
+//! `hash_array` interruptible within a few milliseconds whatever their
+//! rows' lengths.
 //!
-//! Rows of up to [`LONG`] bytes go through `md5::multi::digest_many_into`
+//! Rows of up to [`LONG`] bytes go through `md5x::multi::digest_many_into`
 //! in runs of at most [`STEP_BYTES`] (each run still many times the
 //! kernel's lanes: the same calls as one batch would make, cut in longer
 //! pieces than a chunk of short rows ever is). Longer rows are streams of
-//! `md5::multi::Lanes`, [`ROUND`] bytes of each a round, so that even one
+//! `md5x::multi::Lanes`, `ROUND` bytes of each a round, so that even one
 //! row of gigabytes gives way between rounds.
 
 use crate::stop::{Stop, Stopped};
@@ -15,28 +16,24 @@ use md5x::multi::{self, Lanes};
 /// Work (bytes, with a block per row for its padding) of one
 /// `digest_many_into` call between two looks at the [`Stop`]: a few
 /// milliseconds on one core.
-pub(crate) const STEP_BYTES: usize = 64 << 20;
+pub const STEP_BYTES: usize = 64 << 20;
 
-/// Rows longer than this are hashed in rounds of [`ROUND`]: a step of
+/// Rows longer than this are hashed in rounds of `ROUND`: a step of
 /// shorter rows holds at least 64 of them, every lane of the widest
 /// kernel.
-pub(crate) const LONG: usize = STEP_BYTES / 64;
+pub const LONG: usize = STEP_BYTES / 64;
 
 /// Bytes of each long row a round (a multiple of 64).
 const ROUND: usize = 256 << 10;
 
 /// The work a batch of rows of `bytes` bytes in all makes.
-pub(crate) fn work(rows: usize, bytes: usize) -> usize {
+pub fn work(rows: usize, bytes: usize) -> usize {
     bytes.saturating_add(rows.saturating_mul(64))
 }
 
 /// Hashes `rows` into `out` (of the same length) in steps, giving up with
 /// `Stopped` at the first step after `stop` is set.
-pub(crate) fn digest_rows(
-    rows: &[&[u8]],
-    out: &mut [[u8; 16]],
-    stop: &Stop,
-) -> Result<(), Stopped> {
+pub fn digest_rows(rows: &[&[u8]], out: &mut [[u8; 16]], stop: &Stop) -> Result<(), Stopped> {
     // The long rows go together, wherever they are, to fill the lanes.
     let mut long = Vec::new();
     let mut start = 0;

@@ -2,12 +2,12 @@
 //! `hash_array` reads, or the name of any other type, in Arrow's words, for
 //! the `TypeError`.
 
-use super::ffi::ArrowSchema;
+use crate::ffi::ArrowSchema;
 use std::ffi::CStr;
 
 /// How a column of byte strings is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Layout {
+pub enum Layout {
     /// utf8 ("u") and binary ("z"): validity, i32 offsets, values.
     Offsets32,
     /// large_utf8 ("U") and large_binary ("Z"): validity, i64 offsets,
@@ -22,14 +22,20 @@ pub(crate) enum Layout {
 /// one column of a struct (what a record batch stream of one column
 /// exports: a DuckDB or DataFusion query, a pyarrow Table).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Shape {
+pub struct Shape {
     pub layout: Layout,
     pub in_struct: bool,
 }
 
 /// The shape of the type `schema` describes, or a `TypeError`'s message
 /// naming it.
-pub(crate) fn shape(schema: &ArrowSchema) -> Result<Shape, String> {
+///
+/// # Safety
+///
+/// `schema` is live, as its producer made it: `format` and each `name`
+/// NULL or a NUL-terminated string, `children` NULL or `n_children`
+/// pointers, each NULL or to such a schema, `dictionary` NULL or one.
+pub unsafe fn shape(schema: &ArrowSchema) -> Result<Shape, String> {
     if format_of(schema) == "+s" && schema.n_children == 1 && !schema.children.is_null() {
         // SAFETY: a live schema's `children` holds `n_children` (1)
         // pointers to live schemas.
@@ -65,7 +71,8 @@ fn layout(schema: &ArrowSchema) -> Result<Layout, String> {
         _ => Err(format!(
             "hash_array reads a column of utf8, large_utf8, utf8_view, binary, large_binary \
              or binary_view (or a table of one such column), not {}",
-            describe(schema)
+            // SAFETY: a schema `shape` was given, under its promise.
+            unsafe { describe(schema) }
         )),
     }
 }
@@ -90,8 +97,12 @@ const DESCRIBED_NODES: usize = 256;
 
 /// `schema`'s type in words, pyarrow's where it has them ("int64",
 /// "list<item: string>", "dictionary<values=string, indices=int32>"),
-/// "..." past 16 levels or [`DESCRIBED_NODES`] nodes.
-pub(crate) fn describe(schema: &ArrowSchema) -> String {
+/// "..." past 16 levels or `DESCRIBED_NODES` nodes.
+///
+/// # Safety
+///
+/// As for [`shape`].
+pub unsafe fn describe(schema: &ArrowSchema) -> String {
     describe_within(schema, 0, &mut { DESCRIBED_NODES })
 }
 

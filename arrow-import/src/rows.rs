@@ -3,10 +3,10 @@
 //! are checked against each other), then hashed in one batch through
 //! `md5x::multi`.
 
-use super::ffi::ArrowArray;
-use super::format::{Layout, Shape};
-use super::region;
-use crate::steps::{self, LONG, STEP_BYTES};
+use crate::ffi::ArrowArray;
+use crate::format::{Layout, Shape};
+use crate::region;
+use crate::stepwise::{self, LONG, STEP_BYTES};
 use crate::stop::{Stop, Stopped};
 use md5x::multi::Offset;
 use std::borrow::Cow;
@@ -14,7 +14,7 @@ use std::ffi::c_void;
 
 /// Why rows were not hashed.
 #[derive(Debug)]
-pub(crate) enum Refused {
+pub enum Refused {
     /// The array breaks the format's rules: a `ValueError`'s message.
     Malformed(String),
     /// The call was interrupted (its caller raises the signal's exception).
@@ -35,7 +35,7 @@ impl From<Stopped> for Refused {
 
 /// The checked rows of one array, in the window its `offset` and `length`
 /// give.
-pub(crate) struct Rows<'a> {
+pub struct Rows<'a> {
     len: usize,
     validity: Option<Validity>,
     data: Data<'a>,
@@ -43,7 +43,7 @@ pub(crate) struct Rows<'a> {
 
 /// Which rows are null, as a bitmap from bit 0 (the input's window moved to
 /// the start), and how many.
-pub(crate) struct Validity {
+pub struct Validity {
     pub bits: Vec<u8>,
     pub nulls: usize,
     /// Rows it covers.
@@ -102,7 +102,7 @@ fn digest_offsets<'a, O: Offset + Bound>(
         && copy
             .windows(2)
             .any(|w| (w[1].into() - w[0].into()) as usize > LONG);
-    if steps::work(out.len(), bytes) <= STEP_BYTES && !long {
+    if stepwise::work(out.len(), bytes) <= STEP_BYTES && !long {
         md5x::multi::digest_offsets_into(values, copy, out);
         return Ok(());
     }
@@ -111,12 +111,23 @@ fn digest_offsets<'a, O: Offset + Bound>(
         copy.windows(2)
             .map(|w| &values[w[0].into() as usize..w[1].into() as usize]),
     );
-    Ok(steps::digest_rows(rows, out, stop)?)
+    Ok(stepwise::digest_rows(rows, out, stop)?)
 }
 
 impl<'a> Rows<'a> {
     /// Checks `array`, of type `shape`, and borrows its rows.
-    pub fn new(array: &'a ArrowArray, shape: Shape) -> Result<Self, String> {
+    ///
+    /// # Safety
+    ///
+    /// `array` is an array of type `shape` as its producer made it: each
+    /// pointer NULL or pointing to what the C Data Interface says (its
+    /// buffer pointers, its children), each buffer holding what its
+    /// fields claim for `offset + length` slots wherever a buffer can be
+    /// that large, nothing writing to them while `'a` lasts. Its counts,
+    /// offsets and views are not trusted further: they are checked here,
+    /// against one another and against what any buffer can hold, before
+    /// anything they name is read.
+    pub unsafe fn new(array: &'a ArrowArray, shape: Shape) -> Result<Self, String> {
         if !shape.in_struct {
             return Self::read(array, shape.layout, Window::Own);
         }
@@ -232,13 +243,17 @@ impl<'a> Rows<'a> {
         self.len
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Whether the rows are a view array's.
-    pub fn is_views(&self) -> bool {
+    pub(crate) fn is_views(&self) -> bool {
         matches!(self.data, Data::Views(_))
     }
 
     /// The rows' null bitmap and count, `None` where no row is null.
-    pub fn take_validity(&mut self) -> Option<Validity> {
+    pub(crate) fn take_validity(&mut self) -> Option<Validity> {
         self.validity.take()
     }
 
@@ -249,7 +264,7 @@ impl<'a> Rows<'a> {
             Data::Offsets32(values, _) | Data::Offsets64(values, _) => values.len(),
             Data::Views(views) => views.bytes(),
         };
-        steps::work(self.len, bytes)
+        stepwise::work(self.len, bytes)
     }
 
     /// Hashes rows `start..start + out.len()` into `out` (nulls too,
@@ -257,7 +272,7 @@ impl<'a> Rows<'a> {
     /// bitmap; a null view is read as empty), in steps that look at
     /// `stop`. `scratch` holds the rows between calls, so that it is
     /// allocated once.
-    pub fn digest_range_into(
+    pub(crate) fn digest_range_into(
         &self,
         start: usize,
         out: &mut [[u8; 16]],
@@ -291,7 +306,7 @@ impl<'a> Rows<'a> {
                     let null = bits.is_some_and(|b| b[i / 8] >> (i % 8) & 1 == 0);
                     rows.push(if null { &[] } else { views.row(i)? });
                 }
-                steps::digest_rows(rows, out, stop)?;
+                stepwise::digest_rows(rows, out, stop)?;
             }
         }
         Ok(())

@@ -16,7 +16,7 @@ use std::ffi::c_void;
 /// The address of item `first` of the buffer at `ptr`, of items of `T`,
 /// checked as the module says for `count` items from there. Not checked
 /// for alignment.
-pub(super) fn start<T>(
+pub(crate) fn start<T>(
     ptr: *const c_void,
     first: usize,
     count: usize,
@@ -52,7 +52,7 @@ pub(super) fn start<T>(
 /// If the checks pass, the buffer holds at least `first + count` items of
 /// `T` that nothing writes while `'a` lasts, and item `first` is aligned
 /// for `T`.
-pub(super) unsafe fn slice<'a, T>(
+pub(crate) unsafe fn slice<'a, T>(
     ptr: *const c_void,
     first: usize,
     count: usize,
