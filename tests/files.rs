@@ -1,7 +1,9 @@
 //! `md5::files`: digests and ETags of many files in order, against
 //! md-5 0.10.6 and the ETag formula written out; errors per file; FIFOs,
 //! terminals, files the kernel sizes as 0 or wrongly, stopping a run
-//! mid-file, and a low limit on open descriptors.
+//! mid-file, and a low limit on open descriptors; `hash_in_order`'s order
+//! under many jobs and every route of a policy, its barriers, stops and
+//! panics, and opens that wait for a descriptor.
 #![cfg(feature = "std")]
 
 use md5::etag::{self, Etag};
@@ -667,4 +669,373 @@ fn set_descriptor_limit(soft: u64) {
         }
     };
     assert!(ok, "setrlimit: {}", io::Error::last_os_error());
+}
+
+/// The events of a run of `hash_in_order`, but `Idle`: a file's digest or
+/// its error's kind and whether it came at the open, or a passed tag.
+#[derive(Debug, PartialEq)]
+enum Seen {
+    File(usize, Result<[u8; 16], (io::ErrorKind, bool)>),
+    Pass(usize),
+}
+
+/// Runs `hash_in_order` over `jobs` and returns what it handed back.
+fn in_order(
+    jobs: Vec<files::Job<usize>>,
+    threads: usize,
+    control: Control<'_>,
+    policy: &(impl files::ReadPolicy + ?Sized),
+) -> (Result<(), files::Panicked>, Vec<Seen>) {
+    let mut seen = Vec::new();
+    let r = files::hash_in_order(jobs, threads, control, policy, |e| match e {
+        files::Event::File(i, r) => {
+            seen.push(Seen::File(
+                i,
+                r.map_err(|e| (e.error().kind(), e.at_open())),
+            ));
+        }
+        files::Event::Pass(i) => seen.push(Seen::Pass(i)),
+        files::Event::Idle => {}
+    });
+    (r, seen)
+}
+
+/// More jobs than the window holds (6,000, over 70 files of assorted
+/// lengths, missing ones and a directory, taken in a random order, each
+/// many times, the long ones rarely, with messages between them): every digest right against
+/// md-5 0.10.6 and `hash_files`, every error with its kind and stage,
+/// handed back in input order, on 0, 1, 2 and 7 threads.
+#[test]
+fn in_order_many_jobs() {
+    let dir = TempDir::new("in-order");
+    let mut rng = Rng(0x48);
+    let (paths, want) = mixed(&dir, &mut rng, 70);
+    let listed = files::hash_files(&paths, 2, Control::new());
+    let mut jobs = Vec::new();
+    let mut expect = Vec::new();
+    let short: Vec<usize> = (0..paths.len())
+        .filter(|&k| std::fs::metadata(&paths[k]).map_or(true, |m| m.len() < 70_000))
+        .collect();
+    for i in 0..6_000 {
+        if rng.below(5) == 0 {
+            jobs.push(files::Job::Pass(i));
+            expect.push(Seen::Pass(i));
+            continue;
+        }
+        let k = if rng.below(40) == 0 {
+            rng.below(paths.len())
+        } else {
+            *rng.pick(&short)
+        };
+        jobs.push(files::Job::File(paths[k].clone(), i));
+        let w = match (&want[k], &listed[k]) {
+            (Ok(d), Ok(l)) => {
+                assert_eq!(d, l, "hash_files, file {k}");
+                Ok(*d)
+            }
+            // Missing: at the open; a directory opens, and its read fails.
+            (Err(kind), Err(_)) => Err((*kind, *kind == io::ErrorKind::NotFound)),
+            _ => panic!("file {k}: {:?}", listed[k]),
+        };
+        expect.push(Seen::File(i, w));
+    }
+    for threads in [0, 1, 2, 7] {
+        let jobs = jobs.iter().map(|j| match j {
+            files::Job::File(p, i) => files::Job::File(p.clone(), *i),
+            files::Job::Pass(i) => files::Job::Pass(*i),
+            files::Job::Barrier(i) => files::Job::Barrier(*i),
+        });
+        let (r, seen) = in_order(jobs.collect(), threads, Control::new(), &files::PlainReads);
+        assert!(r.is_ok(), "{threads} threads");
+        assert_eq!(seen.len(), expect.len(), "{threads} threads");
+        for (n, (s, e)) in seen.iter().zip(&expect).enumerate() {
+            assert_eq!(s, e, "job {n}, {threads} threads");
+        }
+    }
+}
+
+/// A policy that routes every file one way, probes as told, and counts
+/// the files read in turn and the hints given.
+struct Routed {
+    route: files::Route,
+    probe: files::Probe,
+    in_turn: AtomicU64,
+    hints: AtomicU64,
+}
+
+impl files::ReadPolicy for Routed {
+    fn route(&self, _path: &Path, meta: &std::fs::Metadata) -> files::Route {
+        if meta.is_file() {
+            self.route
+        } else {
+            files::Route::Alone
+        }
+    }
+
+    fn probe(&self, _file: &std::fs::File, _buf: &mut [u8]) -> files::Probe {
+        self.probe
+    }
+
+    fn read_ahead(&self, _file: &std::fs::File, _len: u64, _in_turn: bool) {
+        self.hints.fetch_add(1, Ordering::Relaxed);
+    }
+
+    fn in_turn_memory(&self) -> u64 {
+        // Room for some of the long files, not all: both ways are taken.
+        3 << 20
+    }
+
+    fn reading_in_turn(&self, _path: &Path) {
+        self.in_turn.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Every route and probe of a policy gives the same digests and errors:
+/// files read alone on the calling thread, in claims, in claims where the
+/// page cache says nothing is cached (read after a hint), and in turn
+/// (each file that is not cached read in its claim's turn, counted once).
+#[test]
+fn in_order_every_route() {
+    let dir = TempDir::new("in-order-routes");
+    let mut rng = Rng(0x49);
+    let (paths, want) = mixed(&dir, &mut rng, 60);
+    let regular = paths.iter().filter(|p| p.is_file()).count() as u64;
+    let jobs = || -> Vec<files::Job<usize>> {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| files::Job::File(p.clone(), i))
+            .collect()
+    };
+    let expect: Vec<Seen> = want
+        .iter()
+        .enumerate()
+        .map(|(i, w)| Seen::File(i, w.map_err(|k| (k, k == io::ErrorKind::NotFound))))
+        .collect();
+    use files::{Probe, Route};
+    for (route, probe) in [
+        (Route::Alone, Probe::Unknown),
+        (Route::Claim, Probe::Unknown),
+        (Route::Claim, Probe::NotCached),
+        (Route::InTurn, Probe::NotCached),
+        (Route::InTurn, Probe::Unknown),
+    ] {
+        for threads in [1, 4] {
+            let policy = Routed {
+                route,
+                probe,
+                in_turn: AtomicU64::new(0),
+                hints: AtomicU64::new(0),
+            };
+            let what = format!("{route:?}, {probe:?}, {threads} threads");
+            let (r, seen) = in_order(jobs(), threads, Control::new(), &policy);
+            assert!(r.is_ok(), "{what}");
+            assert_eq!(seen, expect, "{what}");
+            // Not cached: in turn, each regular file once; in a claim, a
+            // hint for each.
+            let (in_turn, hints) = match (route, probe) {
+                (Route::InTurn, Probe::NotCached) => (regular, None),
+                (Route::Claim, Probe::NotCached) => (0, Some(regular)),
+                // Only the long files (longer than SMALL_MAX) wait for
+                // the turn where the probe cannot tell.
+                (Route::InTurn, Probe::Unknown) => {
+                    let long = paths
+                        .iter()
+                        .filter(|p| p.is_file())
+                        .filter(|p| std::fs::metadata(p).unwrap().len() > files::SMALL_MAX as u64)
+                        .count() as u64;
+                    (long, None)
+                }
+                _ => (0, Some(0)),
+            };
+            assert_eq!(policy.in_turn.into_inner(), in_turn, "{what}");
+            if let Some(h) = hints {
+                assert_eq!(policy.hints.into_inner(), h, "{what}");
+            }
+        }
+    }
+}
+
+/// No job after a barrier is taken from the iterator before the barrier
+/// is handed back; the jobs before it are, as are those after it once it
+/// is.
+#[test]
+fn in_order_barrier_holds_the_jobs_after_it() {
+    use std::cell::Cell;
+    let dir = TempDir::new("in-order-barrier");
+    let path = dir.file("f", b"abc");
+    let taken = Cell::new(0usize);
+    let mut barriers_seen = Vec::new();
+    let jobs = (0..300usize)
+        .map(|i| match i % 100 {
+            50 => files::Job::Barrier(i),
+            7 => files::Job::Pass(i),
+            _ => files::Job::File(path.clone(), i),
+        })
+        .inspect(|_| taken.set(taken.get() + 1));
+    let mut order = Vec::new();
+    let r = files::hash_in_order(jobs, 3, Control::new(), &files::PlainReads, |e| match e {
+        files::Event::File(i, r) => {
+            assert_eq!(r.unwrap(), md5(b"abc"), "job {i}");
+            order.push(i);
+        }
+        files::Event::Pass(i) => {
+            if i % 100 == 50 {
+                barriers_seen.push((i, taken.get()));
+            }
+            order.push(i);
+        }
+        files::Event::Idle => {}
+    });
+    assert!(r.is_ok());
+    assert_eq!(order, (0..300).collect::<Vec<_>>());
+    assert_eq!(barriers_seen, [(50, 51), (150, 151), (250, 251)]);
+}
+
+/// A stop asked for mid-run (after the tenth result): every file is
+/// hashed right or fails with `Stopped` at its open, and the jobs taken
+/// after the stop (more than the window past the tenth) all fail so; the
+/// run ends.
+#[test]
+fn in_order_stop() {
+    let dir = TempDir::new("in-order-stop");
+    let data = vec![5u8; 100_000];
+    let path = dir.file("f", &data);
+    let want = md5(&data);
+    for threads in [1, 3] {
+        let stop = AtomicBool::new(false);
+        let control = Control::new().stop_on(&stop);
+        let jobs = (0..6000).map(|i| files::Job::File(path.clone(), i));
+        let mut results = Vec::new();
+        let r = files::hash_in_order(jobs, threads, control, &files::PlainReads, |e| {
+            if let files::Event::File(i, r) = e {
+                if i == 10 {
+                    stop.store(true, Ordering::Relaxed);
+                }
+                results.push(r);
+            }
+        });
+        assert!(r.is_ok());
+        assert_eq!(results.len(), 6000);
+        for (i, r) in results.iter().enumerate() {
+            // Stopped at the open, or mid-read where the flag came then.
+            match r {
+                Ok(d) => assert_eq!(d, &want, "job {i}"),
+                Err(e) => assert!(e.is_stopped(), "job {i}: {e}"),
+            }
+            // Taken after the stop: stopped before it was opened.
+            if i > 10 + 4096 {
+                let stopped = r.as_ref().is_err_and(|e| e.is_stopped() && e.at_open());
+                assert!(stopped, "job {i}, {threads} threads");
+            }
+        }
+    }
+}
+
+/// A policy that panics for one path: the run ends with `Panicked` after
+/// handing back every result before that path, on worker threads; on the
+/// calling thread alone the panic unwinds out of the run.
+#[test]
+fn in_order_panic_ends_the_run() {
+    struct PanicAt(PathBuf);
+    impl files::ReadPolicy for PanicAt {
+        fn route(&self, path: &Path, _meta: &std::fs::Metadata) -> files::Route {
+            assert!(path != self.0, "injected failure");
+            files::Route::Claim
+        }
+    }
+    let dir = TempDir::new("in-order-panic");
+    let data: Vec<Vec<u8>> = (0..40).map(|i| vec![i as u8; i * 3000]).collect();
+    let paths: Vec<PathBuf> = (0..40)
+        .map(|i| dir.file(&format!("f{i}"), &data[i]))
+        .collect();
+    let policy = PanicAt(paths[17].clone());
+    let jobs = || {
+        paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| files::Job::File(p.clone(), i))
+    };
+    for threads in [2, 4, 16] {
+        let mut got = Vec::new();
+        let r = files::hash_in_order(jobs(), threads, Control::new(), &policy, |e| {
+            if let files::Event::File(i, r) = e {
+                got.push((i, r.unwrap()));
+            }
+        });
+        assert_eq!(r, Err(files::Panicked), "{threads} threads");
+        let before: Vec<_> = (0..17).map(|i| (i, md5(&data[i]))).collect();
+        assert_eq!(got, before, "{threads} threads");
+    }
+    let alone = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        files::hash_in_order(jobs(), 1, Control::new(), &policy, |_| {})
+    }));
+    assert!(alone.is_err());
+}
+
+/// Opens that find no descriptor left wait for one that a file of the
+/// files layer frees, rather than fail; with none of its files open, the
+/// error is the open's own.
+#[test]
+#[cfg(unix)]
+fn open_waiting_waits_for_a_descriptor() {
+    const EMFILE: i32 = 24;
+    let dir = TempDir::new("open-waiting");
+    let path = dir.file("f", b"abc");
+    // None of the files layer's open here (this test's own): EMFILE is the
+    // open's error, after one try.
+    let mut tries = 0;
+    let err = files::open_waiting(
+        || {
+            tries += 1;
+            Err(io::Error::from_raw_os_error(EMFILE))
+        },
+        || false,
+        &Control::new(),
+    );
+    // Other tests of this binary may hold files open through the files
+    // layer meanwhile: then the open waits for one to close and tries
+    // again, and fails alike.
+    assert_eq!(err.unwrap_err().raw_os_error(), Some(EMFILE));
+    assert!(tries >= 1);
+    // One held: the open waits until it is closed, then succeeds.
+    let held =
+        files::open_waiting(|| std::fs::File::open(&path), || false, &Control::new()).unwrap();
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        drop(held);
+    });
+    let mut tries = 0;
+    let mut file = files::open_waiting(
+        || {
+            tries += 1;
+            if tries == 1 {
+                Err(io::Error::from_raw_os_error(EMFILE))
+            } else {
+                std::fs::File::open(&path)
+            }
+        },
+        || false,
+        &Control::new(),
+    )
+    .unwrap();
+    closer.join().unwrap();
+    let mut text = String::new();
+    file.read_to_string(&mut text).unwrap();
+    assert_eq!((text.as_str(), tries), ("abc", 2));
+    // Waiting, it looks at the stop flag.
+    let held =
+        files::open_waiting(|| std::fs::File::open(&path), || false, &Control::new()).unwrap();
+    let stop = AtomicBool::new(true);
+    let err = files::open_waiting(
+        || Err(io::Error::from_raw_os_error(EMFILE)),
+        || false,
+        &Control::new().stop_on(&stop),
+    )
+    .unwrap_err();
+    assert!(Stopped::is(&err), "{err}");
+    drop(held);
+    // A directory read counted as a descriptor.
+    let n = files::with_descriptor(|| Ok(std::fs::read_dir(&dir.0)?.count()), &Control::new());
+    assert_eq!(n.unwrap(), 1);
 }

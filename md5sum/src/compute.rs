@@ -8,12 +8,12 @@ use crate::context::{binary_mode, input_for, Ctx};
 use crate::engine::{self, Input, Step};
 use crate::etag::{upload_etag, PartSize};
 use crate::output::Out;
-use md5::etag::{self, Etag};
 use md5sum::record::{self, Style};
+use md5x::etag::{self, Etag};
 use std::ffi::OsString;
 
 /// Whether the ETag of `input` for parts of `part_size` is its MD5, as its
-/// metadata tells (`md5::etag::uploaded_whole`): then the engine hashes it
+/// metadata tells (`md5x::etag::uploaded_whole`): then the engine hashes it
 /// with the other MD5s.
 fn uploaded_whole(input: &Input, part_size: u64) -> bool {
     match input {

@@ -1,11 +1,11 @@
 //! `--etag`: the S3 ETag of an input for an upload in parts of a given
 //! size, and the part sizes `--etag=auto` tries when checking one. The
-//! ETags themselves are `md5::etag`'s: regular files through
+//! ETags themselves are `md5x::etag`'s: regular files through
 //! `multipart_file` (parts read side by side), anything else through the
 //! streaming `EtagHasher`.
 
 use crate::engine::{HashError, Input, READ_STDIN, STDIN_CLOSED};
-use md5::etag::{self, Etag, EtagHasher, UploadRule};
+use md5x::etag::{self, Etag, EtagHasher, UploadRule};
 use std::fs::File;
 use std::io::{self, Read};
 use std::sync::atomic::Ordering;
@@ -160,7 +160,7 @@ fn for_each_read(
 
 /// The ETag S3 shows for `input` uploaded by the AWS CLI's rule with
 /// `multipart_chunksize` and `multipart_threshold` both `part_size`
-/// (`md5::etag::UploadRule::upload_file`): its plain MD5 if it is shorter
+/// (`md5x::etag::UploadRule::upload_file`): its plain MD5 if it is shorter
 /// than one part (uploaded whole), else its multipart ETag, the part size
 /// of a regular file doubled until it has at most 10,000 parts, read on at
 /// most `threads` threads (`-j`).

@@ -98,8 +98,8 @@ This is free software: you are free to change and redistribute it.
 There is NO WARRANTY, to the extent permitted by law.
 ",
         env!("CARGO_PKG_VERSION"),
-        md5::backend(),
-        md5::multi::backend(),
-        md5::multi::lanes(),
+        md5x::backend(),
+        md5x::multi::backend(),
+        md5x::multi::lanes(),
     )
 }

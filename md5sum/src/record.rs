@@ -5,7 +5,7 @@
 //! the line starts with `\`, except with `-z`. S3 ETags (`--etag`) are
 //! written in the same forms, the ETag in place of the digest.
 
-use md5::etag::Etag;
+use md5x::etag::Etag;
 
 /// How a line is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,22 +15,6 @@ pub fn ebadf() -> io::Error {
     io::Error::from_raw_os_error(EBADF)
 }
 
-/// No file descriptor left: EMFILE (this process) or ENFILE (the system);
-/// Windows: `ERROR_TOO_MANY_OPEN_FILES`.
-pub fn out_of_fds(e: &io::Error) -> bool {
-    #[cfg(unix)]
-    {
-        const ENFILE: i32 = 23;
-        const EMFILE: i32 = 24;
-        matches!(e.raw_os_error(), Some(ENFILE | EMFILE))
-    }
-    #[cfg(not(unix))]
-    {
-        const ERROR_TOO_MANY_OPEN_FILES: i32 = 4;
-        e.raw_os_error() == Some(ERROR_TOO_MANY_OPEN_FILES)
-    }
-}
-
 /// A file's identity: device and inode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileId {
@@ -237,5 +221,5 @@ pub fn cached_sixteenths(file: &File, len: u64) -> Option<u64> {
 /// that tests can read it cold; elsewhere it does nothing.
 #[cfg(all(test, unix))]
 pub fn evict(file: &File) {
-    md5::files::drop_cached(file);
+    md5x::files::drop_cached(file);
 }

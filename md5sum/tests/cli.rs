@@ -471,9 +471,9 @@ fn usage_errors_and_option_spellings() {
     assert!(v.starts_with("md5sum (md5sum-rs) "), "{v}");
     let backends = format!(
         "MD5 backends: {} (one stream), {} with {} lanes (many streams)",
-        md5::backend(),
-        md5::multi::backend(),
-        md5::multi::lanes()
+        md5x::backend(),
+        md5x::multi::backend(),
+        md5x::multi::lanes()
     );
     assert!(v.contains(&backends), "{v}");
     // Our own option.
@@ -625,7 +625,7 @@ fn same_output_for_one_and_eight_jobs() {
 /// 64-byte block, the 16 KiB read and the 64 KiB first-read boundaries.
 #[test]
 fn large_files_side_by_side() {
-    use md5::{Digest, Md5};
+    use md5x::{Digest, Md5};
     let t = TempDir::new();
     let sizes = [
         65536,

@@ -13,7 +13,7 @@ use std::time::Duration;
 /// allows as many: far below the usual limit of 1,024 descriptors.
 const MOST: usize = 256;
 
-/// Files this process holds open through [`open`] (including ones being
+/// Files this process holds open through [`open_waiting`] (including ones being
 /// opened), and how many it has closed so far: a thread that finds no
 /// descriptor left waits for the second to move.
 static OPEN: AtomicUsize = AtomicUsize::new(0);
@@ -32,56 +32,151 @@ pub(super) fn budget() -> usize {
     usize::try_from(limit / 2).map_or(MOST, |half| half.clamp(1, MOST))
 }
 
-/// A file opened through [`open`], counted open until dropped.
-pub(super) struct Held(Option<File>);
+/// A file opened through [`open_waiting`], counted open until it is
+/// dropped (closed).
+///
+/// It reads as the file does; [`file`](Self::file) lends the file itself
+/// (for its metadata, or a system call of the caller's own).
+#[derive(Debug)]
+pub struct Opened {
+    // Dropped in this order: the file is closed before it is counted
+    // closed (see `Count`).
+    file: File,
+    _count: Count,
+}
 
-impl Held {
+impl Opened {
     /// The open file.
-    pub(super) fn file(&self) -> &File {
-        self.0.as_ref().expect("only `drop` takes the file")
+    pub fn file(&self) -> &File {
+        &self.file
     }
 }
 
-impl Drop for Held {
+impl Read for Opened {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.file.read(buf)
+    }
+}
+
+/// One descriptor counted in [`OPEN`], counted out when dropped.
+#[derive(Debug)]
+struct Count;
+
+impl Drop for Count {
     fn drop(&mut self) {
-        // Closed before it is counted closed, so that a thread that sees
-        // the count move finds the descriptor free; and counted closed
+        // Dropped after the descriptor is closed, so that a thread that
+        // sees the closed count move finds it free; and counted closed
         // before it stops counting as open, so that a thread that finds
         // none open also finds the count moved.
-        drop(self.0.take());
         CLOSED.fetch_add(1, Ordering::SeqCst);
         OPEN.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-impl Read for Held {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.file().read(buf)
-    }
-}
-
-/// Opens a file with `open_file`. Where no descriptor is left (EMFILE or
-/// ENFILE), `release` may close files the caller holds (it returns whether
-/// it did), and the open is tried again; otherwise the open waits until
-/// another file opened here is closed, looking at `control`'s flag. Only
-/// when this process holds no file opened here is the error the file's,
-/// as it would be for a reader that holds one file at a time.
+/// Opens a file with `open_file`, counted among the files this process
+/// holds open through the files layer; where no descriptor is left, waits
+/// for one rather than failing.
+///
+/// Where the open fails for want of a descriptor (EMFILE or ENFILE;
+/// `ERROR_TOO_MANY_OPEN_FILES` on Windows), `release` may close files the
+/// caller holds (it returns whether it did), and the open is tried again;
+/// otherwise the open waits until another file opened here is closed,
+/// looking at `control`'s flag. Only when this process holds no file
+/// opened here is the error the file's own, as it would be for a reader
+/// that holds one file at a time (GNU md5sum, `hashlib`). `open_file` may
+/// be called several times.
 ///
 /// # Errors
 ///
 /// The open's error, but for a lack of descriptors while files opened here
-/// are open, and [`Stopped`](super::Stopped) once the flag is set while
-/// waiting.
-pub(super) fn open(
-    mut open_file: impl FnMut() -> io::Result<File>,
+/// are open, and [`Stopped`](super::Stopped) once `control`'s flag is set
+/// while waiting.
+///
+/// ```
+/// use md5::files::{open_waiting, Control};
+/// use std::io::{self, Read};
+/// # fn main() -> io::Result<()> {
+/// let path = std::env::temp_dir().join(format!("open-waiting-doc-{}", std::process::id()));
+/// std::fs::write(&path, b"abc")?;
+/// // The first try finds no descriptor left (EMFILE, faked here); the
+/// // caller closes one of its own files, and the open is tried again.
+/// let mut tries = 0;
+/// let mut open = || {
+///     tries += 1;
+///     if tries == 1 {
+///         Err(io::Error::from_raw_os_error(if cfg!(windows) { 4 } else { 24 }))
+///     } else {
+///         std::fs::File::open(&path)
+///     }
+/// };
+/// let mut mine = vec![std::fs::File::open(&path)?];
+/// let release = || mine.pop().is_some();
+/// let mut file = open_waiting(&mut open, release, &Control::new())?;
+/// let mut text = String::new();
+/// file.read_to_string(&mut text)?;
+/// assert_eq!(text, "abc");
+/// assert_eq!(tries, 2);
+/// # drop(file);
+/// # std::fs::remove_file(&path)?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn open_waiting(
+    open_file: impl FnMut() -> io::Result<File>,
+    release: impl FnMut() -> bool,
+    control: &Control<'_>,
+) -> io::Result<Opened> {
+    let file = counted(open_file, release, control)?;
+    Ok(Opened {
+        file,
+        _count: Count,
+    })
+}
+
+/// Runs `f`, which opens a descriptor and closes it before it returns
+/// (reading a directory, say), counted open meanwhile and waiting for a
+/// descriptor as [`open_waiting`] waits, so that it neither fails where a
+/// file of the files layer is about to be closed nor takes the last
+/// descriptor from under one.
+///
+/// # Errors
+///
+/// `f`'s error, but for a lack of descriptors while files opened through
+/// [`open_waiting`] are open, and [`Stopped`](super::Stopped) once
+/// `control`'s flag is set while waiting.
+///
+/// ```
+/// use md5::files::{with_descriptor, Control};
+/// # fn main() -> std::io::Result<()> {
+/// let dir = std::env::temp_dir().join(format!("with-descriptor-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(dir.join("a"))?;
+/// let names = with_descriptor(|| Ok(std::fs::read_dir(&dir)?.count()), &Control::new())?;
+/// assert_eq!(names, 1);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok(())
+/// # }
+/// ```
+pub fn with_descriptor<T>(
+    f: impl FnMut() -> io::Result<T>,
+    control: &Control<'_>,
+) -> io::Result<T> {
+    let r = counted(f, || false, control)?;
+    drop(Count);
+    Ok(r)
+}
+
+/// Runs `f`, counted open in [`OPEN`] from before it runs; on success the
+/// count stays, for the caller to take back (by dropping a [`Count`]).
+fn counted<T>(
+    mut f: impl FnMut() -> io::Result<T>,
     mut release: impl FnMut() -> bool,
     control: &Control<'_>,
-) -> io::Result<Held> {
+) -> io::Result<T> {
     loop {
         let closed = CLOSED.load(Ordering::SeqCst);
         OPEN.fetch_add(1, Ordering::SeqCst);
-        let err = match open_file() {
-            Ok(f) => return Ok(Held(Some(f))),
+        let err = match f() {
+            Ok(r) => return Ok(r),
             Err(e) => e,
         };
         OPEN.fetch_sub(1, Ordering::SeqCst);
@@ -93,7 +188,7 @@ pub(super) fn open(
         }
         // A file that another thread held (or was opening) when this open
         // failed is closed soon: wait for that, unless there is none. (The
-        // open count is read first: see `Held::drop`.)
+        // open count is read first: see `Count::drop`.)
         loop {
             let none_open = OPEN.load(Ordering::SeqCst) == 0;
             if CLOSED.load(Ordering::SeqCst) != closed {
@@ -204,7 +299,7 @@ mod tests {
     /// is, without waiting or releasing.
     #[test]
     fn other_errors_come_back() {
-        let err = open(
+        let err = open_waiting(
             || Err(io::Error::from(io::ErrorKind::NotFound)),
             || panic!("released for an error that is not EMFILE"),
             &Control::new(),

@@ -4,8 +4,14 @@
 //! * [`hash_files`]: the MD5 of each file of a list, in order;
 //! * [`etag_files`]: the S3 ETag of each, by the AWS CLI's upload rule
 //!   ([`etag::upload_file`]);
+//! * [`hash_in_order`]: the MD5 of each file of a stream of jobs, handed
+//!   back in input order as each completes, read as the caller's
+//!   [`ReadPolicy`] says: what a program like `md5sum` prints as it goes,
+//!   without holding every result;
 //! * [`Control`]: the caller's view of a run (bytes read so far) and its
 //!   way to stop one;
+//! * [`open_waiting`] and [`with_descriptor`]: opens that wait for a
+//!   descriptor where none is left, counted with the files layer's own;
 //! * the parts they are built of, for a program with its own order of
 //!   reads (`md5sum`'s): [`hash_long`] streams long inputs side by side in
 //!   lanes, [`hash_stream`] one input with its reads ahead on a thread of
@@ -67,16 +73,22 @@
 mod claim;
 mod control;
 mod fds;
+mod in_order;
 mod lanes;
 mod open;
 mod os;
+mod policy;
 mod pool;
 mod read;
 mod stream;
+mod turn;
 
 pub use control::{Control, Stopped};
+pub use fds::{open_waiting, with_descriptor, Opened};
+pub use in_order::{hash_in_order, Event, Job, Panicked};
 pub use lanes::{hash_long, LongInput};
 pub use os::{drop_cached, will_need};
+pub use policy::{PlainReads, Probe, ReadPolicy, Route};
 pub use read::{fill, fill_until};
 pub use stream::hash_stream;
 
@@ -97,6 +109,7 @@ pub const SMALL_MAX: usize = 64 << 10;
 pub struct FileError {
     path: PathBuf,
     error: io::Error,
+    at_open: bool,
 }
 
 impl FileError {
@@ -104,6 +117,15 @@ impl FileError {
         Self {
             path: path.to_path_buf(),
             error,
+            at_open: false,
+        }
+    }
+
+    fn from_failure(path: &Path, failure: claim::Failure) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            error: failure.error,
+            at_open: failure.at_open,
         }
     }
 
@@ -122,6 +144,15 @@ impl FileError {
     /// The error, without the path.
     pub fn into_error(self) -> io::Error {
         self.error
+    }
+
+    /// Whether the file could not be opened (or its metadata read), rather
+    /// than read: the error of a missing file, say, where a program may
+    /// skip missing files (`md5sum --ignore-missing`). A stop before the
+    /// file was opened counts as at the open. Errors of the ETag's rule
+    /// are not at the open.
+    pub fn at_open(&self) -> bool {
+        self.at_open
     }
 
     /// Whether the run was stopped before this file was hashed.
@@ -163,7 +194,7 @@ pub fn hash_files<P: AsRef<Path> + Sync>(
     pool::run(paths, threads, control)
         .into_iter()
         .zip(paths)
-        .map(|(r, p)| r.map_err(|e| FileError::new(p.as_ref(), e)))
+        .map(|(r, p)| r.map_err(|e| FileError::from_failure(p.as_ref(), e)))
         .collect()
 }
 
@@ -256,13 +287,17 @@ pub fn etag_files_with<P: AsRef<Path> + Sync>(
         .iter()
         .zip(whole)
         .map(|(p, whole)| {
-            let r = if whole {
-                let md5 = md5s.next().expect("an outcome per file uploaded whole");
-                md5.map(Etag::from_md5)
+            let path = p.as_ref();
+            if whole {
+                match md5s.next() {
+                    Some(md5) => md5
+                        .map(Etag::from_md5)
+                        .map_err(|e| FileError::from_failure(path, e)),
+                    None => Err(FileError::new(path, io::Error::other("not hashed"))),
+                }
             } else {
-                upload_etag(p.as_ref(), rule, threads, &control)
-            };
-            r.map_err(|e| FileError::new(p.as_ref(), e))
+                upload_etag(path, rule, threads, &control).map_err(|e| FileError::new(path, e))
+            }
         })
         .collect()
 }
@@ -287,7 +322,7 @@ fn upload_etag(
     if let Some(part_size) = part_size {
         let mut shape = etag::file::Shape::detect();
         shape.threads = threads.max(1);
-        let file = fds::open(|| File::open(path), || false, control)?;
+        let file = open_waiting(|| File::open(path), || false, control)?;
         return etag::file::hash_file(
             file.file(),
             part_size,

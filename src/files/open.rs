@@ -3,7 +3,7 @@
 //! device) is opened without blocking, and its reads wait in ticks,
 //! looking at the stop flag.
 
-use super::fds::{self, Held};
+use super::fds::{open_waiting, Opened};
 use super::Control;
 use std::fs::Metadata;
 use std::io::{self, Read};
@@ -11,14 +11,14 @@ use std::path::Path;
 
 /// An input that is not a regular file, open for reading in order.
 pub(super) struct Stream<'c> {
-    file: Held,
+    file: Opened,
     /// Reads wait in ticks of [`Control::WAIT_TICK`] for the file to be
     /// readable (a file opened without blocking).
     polled: bool,
     control: Control<'c>,
 }
 
-/// Opens `path`, whose metadata is `meta`, for reading, as [`fds::open`]
+/// Opens `path`, whose metadata is `meta`, for reading, as [`open_waiting`]
 /// opens (`release` may close files the caller holds, where no descriptor
 /// is left). A file whose reads can wait (on Linux) is opened without
 /// blocking (a FIFO's open does not wait for a writer), and its reads then
@@ -30,7 +30,7 @@ pub(super) fn open_stream<'c>(
     release: impl FnMut() -> bool,
 ) -> io::Result<Stream<'c>> {
     let polled = may_wait(meta) && poll::WORKS;
-    let file = fds::open(|| poll::open(path, polled), release, &control)?;
+    let file = open_waiting(|| poll::open(path, polled), release, &control)?;
     Ok(Stream {
         file,
         polled,

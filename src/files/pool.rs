@@ -1,7 +1,9 @@
 //! The threads of [`hash_files`](super::hash_files): each takes the next
 //! claim of consecutive paths and hashes it ([`Worker`]).
 
-use super::claim::{Outcome, Worker};
+use super::claim::{Outcome, Res, TurnMemory, Worker};
+use super::policy::PlainReads;
+use super::turn::Ticket;
 use super::{fds, Control};
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,12 +27,23 @@ pub(super) fn run<P: AsRef<Path> + Sync>(
     let threads = threads.clamp(1, paths.len().clamp(1, open_files));
     let claim = (open_files / threads).clamp(1, CLAIM);
     let next = AtomicUsize::new(0);
+    let memory = TurnMemory::default();
     let work = || {
-        let mut worker = Worker::new(control);
+        let mut worker = Worker::new(control, &PlainReads, &memory, true);
         let mut done = Vec::new();
         while let Some(start) = take(&next, paths.len(), threads, claim) {
             let end = (start.0 + start.1).min(paths.len());
-            let outcomes = worker.hash_claim(&paths[start.0..end]);
+            let claim = &paths[start.0..end];
+            let outcomes = worker.hash_claim(claim, Ticket::unordered());
+            let outcomes: Vec<Outcome> = outcomes
+                .into_iter()
+                .zip(claim)
+                .map(|(r, p)| match r {
+                    Res::Done(r) => r,
+                    // Not handed back by a worker that hashes them itself.
+                    Res::Alone => worker.hash_alone(p.as_ref()),
+                })
+                .collect();
             done.push((start.0, outcomes));
         }
         done

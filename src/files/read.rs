@@ -1,8 +1,9 @@
 //! Reading into buffers, counting the bytes and looking at the stop flag
 //! before each read.
 
-use super::Control;
+use super::{Control, SMALL_MAX};
 use std::io::{self, Read};
+use std::vec::Vec;
 
 /// Reads `reader` into `buf` until `buf` is full or the input ends; the
 /// bytes read. Each read is counted in `control` and made only if its flag
@@ -52,4 +53,30 @@ pub fn fill_until(
         }
     }
     Ok(filled)
+}
+
+/// A buffer for the whole of a file `len` bytes long, and one byte more
+/// (to see that it grew), if memory for it can be had.
+pub(super) fn buffer_for(len: u64) -> Option<Vec<u8>> {
+    let n = usize::try_from(len).ok()?.checked_add(1)?;
+    let mut data = Vec::new();
+    data.try_reserve_exact(n).ok()?;
+    data.resize(n, 0);
+    Some(data)
+}
+
+/// Reads the whole of a file into `data` (made by [`buffer_for`]), and
+/// any bytes it has gained since, with reads as large as the file.
+pub(super) fn read_whole(
+    file: &mut impl Read,
+    mut data: Vec<u8>,
+    control: &Control<'_>,
+) -> io::Result<Vec<u8>> {
+    let mut n = fill(file, &mut data, control)?;
+    while n == data.len() {
+        data.resize(n.saturating_add(SMALL_MAX), 0);
+        n += fill(file, &mut data[n..], control)?;
+    }
+    data.truncate(n);
+    Ok(data)
 }

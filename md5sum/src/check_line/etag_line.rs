@@ -3,7 +3,7 @@
 
 use super::md5_line::Format;
 use super::scan::{at, c_str, content_start, unescape, white};
-use md5::etag::Etag;
+use md5x::etag::Etag;
 
 /// A well-formed ETag line: the ETag S3 shows, the file name, unescaped,
 /// and the line's format ([`Format::Text`], [`Format::Binary`] or

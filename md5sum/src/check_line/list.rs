@@ -118,7 +118,7 @@ impl<R: BufRead> Iterator for List<'_, R> {
 mod tests {
     use super::*;
     use crate::check_line::md5_line::Format;
-    use md5::etag::Etag;
+    use md5x::etag::Etag;
 
     const H: &str = "9dd4e461268c8034f5c8564e155c67a6";
 

@@ -1,18 +1,17 @@
-//! Hashing many inputs: in parallel across worker threads, results handed
-//! back in input order, with a bounded window of inputs in flight.
+//! Hashing many inputs: md5sum's policy over `md5x::files::hash_in_order`,
+//! which reads and hashes them on worker threads (claims of files, small
+//! ones batched through the multi-buffer kernel, large ones streamed side
+//! by side in lanes), waits for a descriptor where none is left, and hands
+//! the results back in input order, with a bounded window of inputs in
+//! flight.
 //!
 //! - [`shared`]: what to hash, what comes of it, and how a run hashes;
-//! - [`pool`]: the in-order window of results and the worker threads;
-//! - [`claim`]: one thread's reading of a claim (a run of files) as the
-//!   I/O policy says, hashed by `md5::files`: small files batched through
-//!   the multi-buffer kernel, large ones streamed side by side in lanes
-//!   (`md5::files::hash_long`), a long input alone hashed while a reader
-//!   thread reads ahead (`md5::files::hash_stream`);
-//! - [`read`]: reading a file whole into memory;
-//! - [`page_cache`]: what the page cache holds of a file;
+//! - [`run`](mod@run): md5sum's inputs as the library's jobs, and standard
+//!   input read in its turn;
 //! - [`io_policy`]: what is read when: readahead for what is not cached,
-//!   spinning disks read in order, one file at a time;
-//! - [`fds`]: descriptor accounting.
+//!   spinning disks read in order, one file at a time, inputs that are not
+//!   regular files read alone;
+//! - [`page_cache`]: what the page cache holds of a file.
 //!
 //! How many threads hash follows `-j` (at most that many); how many reads
 //! are in flight follows the device: a claim's files that are not in the
@@ -37,15 +36,12 @@
 //! many open files" means waiting until another of this process's files
 //! is closed, down to one open file at a time.
 
-mod claim;
-mod fds;
 pub mod io_policy;
 mod page_cache;
-mod pool;
-mod read;
+mod run;
 mod shared;
 
-pub use pool::run;
+pub use run::run;
 pub use shared::{Config, HashError, Input, Step, READ_STDIN, STDIN_CLOSED};
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! first read that takes only what is cached, and whether a large file is
 //! cached but for a few pages.
 
-use super::fds::Opened;
 use crate::sys::{self, Cached};
+use std::fs::File;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Whether a read can be told not to wait for the disk here; cleared the
@@ -13,17 +13,17 @@ static PROBE: AtomicBool = AtomicBool::new(cfg!(all(target_os = "linux", target_
 /// Whether a large file is in the page cache, but for a few pages (the
 /// kernel drops single pages now and then; reading those few outside the
 /// disk's turn costs a few short seeks, not the turn).
-pub fn mostly_cached(file: &Opened, len: u64) -> bool {
+pub fn mostly_cached(file: &File, len: u64) -> bool {
     #[cfg(test)]
     if let Some(cached) = forced::residency(file) {
         return cached;
     }
-    sys::cached_sixteenths(file.file(), len).is_some_and(|s| s >= 15)
+    sys::cached_sixteenths(file, len).is_some_and(|s| s >= 15)
 }
 
 /// Reads what the page cache holds at the file position, without waiting
 /// for the disk ([`sys::read_cached`]), until the platform says it cannot.
-pub fn read_cached(file: &Opened, buf: &mut [u8]) -> Cached {
+pub fn read_cached(file: &File, buf: &mut [u8]) -> Cached {
     #[cfg(test)]
     match forced::residency(file) {
         Some(false) => return Cached::No,
@@ -33,7 +33,7 @@ pub fn read_cached(file: &Opened, buf: &mut [u8]) -> Cached {
     if !PROBE.load(Ordering::Relaxed) {
         return Cached::Unsupported;
     }
-    let r = sys::read_cached(file.file(), buf);
+    let r = sys::read_cached(file, buf);
     if r == Cached::Unsupported {
         PROBE.store(false, Ordering::Relaxed);
     }
@@ -45,8 +45,8 @@ pub fn read_cached(file: &Opened, buf: &mut [u8]) -> Cached {
 /// what the kernel keeps nor on whether the file system can tell.
 #[cfg(test)]
 pub mod forced {
-    use super::Opened;
     use crate::sys::{self, FileId};
+    use std::fs::File;
     use std::sync::Mutex;
 
     static FILES: Mutex<Vec<(FileId, bool)>> = Mutex::new(Vec::new());
@@ -69,8 +69,8 @@ pub mod forced {
     }
 
     /// What [`set`] says of the open file, if anything.
-    pub(super) fn residency(file: &Opened) -> Option<bool> {
-        let id = sys::file_id(&file.file().metadata().ok()?)?;
+    pub(super) fn residency(file: &File) -> Option<bool> {
+        let id = sys::file_id(&file.metadata().ok()?)?;
         let files = FILES.lock().unwrap();
         files.iter().find(|f| f.0 == id).map(|f| f.1)
     }

@@ -2,11 +2,10 @@
 //! comes of it, and how a run hashes.
 
 use crate::sys::FileId;
-use md5::files::Control;
+use md5x::files::Control;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
-use std::sync::{Mutex, MutexGuard};
 
 /// Standard input was closed when the program started (the runtime put
 /// `/dev/null` in its place); reading it fails as it would have.
@@ -47,7 +46,7 @@ pub struct Config<'a> {
 }
 
 impl<'a> Config<'a> {
-    /// What `md5::files` reads with: every byte counted in [`Config::bytes`],
+    /// What `md5x::files` reads with: every byte counted in [`Config::bytes`],
     /// and no stop (a signal ends md5sum, as it ends GNU's).
     pub fn control(&self) -> Control<'a> {
         Control::new().count_into(self.bytes)
@@ -78,20 +77,7 @@ pub enum Step<T> {
     Idle,
 }
 
-/// A worker panicked; the items from its input on were not consumed.
+/// Hashing panicked on a worker; the items from its input on were not
+/// consumed.
 #[derive(Debug)]
 pub struct Failed;
-
-/// What a worker makes of one path.
-pub enum Res {
-    Done(Outcome),
-    /// Not a regular file, or the output file: the calling thread reads
-    /// it, in order.
-    Alone(PathBuf),
-}
-
-/// Locks a mutex, whether or not a thread panicked while holding it (the
-/// data it guards stays consistent across every panic point).
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}

@@ -158,6 +158,6 @@ pub fn noise(len: usize, state: u64) -> Vec<u8> {
 }
 
 pub fn md5_hex(data: &[u8]) -> String {
-    use md5::{Digest, Md5};
+    use md5x::{Digest, Md5};
     format!("{:x}", Md5::digest(data))
 }

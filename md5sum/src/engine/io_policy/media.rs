@@ -7,7 +7,8 @@
 // sysfs is only looked at on Unix (where `st_dev` exists).
 #![cfg_attr(not(unix), allow(dead_code))]
 
-use crate::engine::fds::{briefly, open};
+use md5x::files::{open_waiting, with_descriptor, Control};
+use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -36,7 +37,7 @@ pub fn major_minor(dev: u64) -> (u64, u64) {
 
 /// A sysfs attribute's text, trimmed.
 fn attr(path: &Path) -> Option<String> {
-    let mut f = open(path, || false).ok()?;
+    let mut f = open_waiting(|| File::open(path), || false, &Control::new()).ok()?;
     let mut s = String::new();
     f.read_to_string(&mut s).ok()?;
     Some(s.trim().to_string())
@@ -104,11 +105,14 @@ fn media_of_disk(disk: &Path, depth: usize) -> Media {
     }
     // A stacked device (device mapper, md) spins when a device under it
     // does.
-    let slaves: Vec<PathBuf> = briefly(|| {
-        std::fs::read_dir(disk.join("slaves"))?
-            .map(|e| e.map(|e| e.path()))
-            .collect()
-    })
+    let slaves: Vec<PathBuf> = with_descriptor(
+        || {
+            std::fs::read_dir(disk.join("slaves"))?
+                .map(|e| e.map(|e| e.path()))
+                .collect()
+        },
+        &Control::new(),
+    )
     .unwrap_or_default();
     if !slaves.is_empty() && depth < 8 {
         let spins = slaves.iter().any(|s| {
@@ -141,9 +145,12 @@ fn media_of_disk(disk: &Path, depth: usize) -> Media {
 pub fn on_spinning_disk(sysfs: &Path, meta: &std::fs::Metadata) -> bool {
     #[cfg(unix)]
     {
-        use crate::engine::shared::lock;
         use std::os::unix::fs::MetadataExt;
-        use std::sync::Mutex;
+        use std::sync::{Mutex, MutexGuard};
+        // The list stays whole across every panic point.
+        fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+            m.lock().unwrap_or_else(|e| e.into_inner())
+        }
         static KNOWN: Mutex<Vec<(PathBuf, u64, Media)>> = Mutex::new(Vec::new());
         let dev = meta.dev();
         if let Some(&(_, _, m)) = lock(&KNOWN)

@@ -1,15 +1,14 @@
-//! The turn that orders the reads of spinning disks: claims pass it one
-//! at a time, in claim order.
+//! The turn that orders the reads of files that must be read in order (a
+//! spinning disk's): claims pass it one at a time, in claim order.
 
-use crate::engine::shared::lock;
 use std::collections::BTreeSet;
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
-/// Hands the spinning disks to one claim at a time, in claim order, so
-/// that their files are read in argument order by one reader at a time.
+/// Hands the turn to one claim at a time, in claim order, so that the
+/// files read in turn are read in input order by one reader at a time.
 /// Every claim gets a [`Ticket`] in order and passes it exactly once
 /// (when dropped), whether or not it waited for its turn.
-pub struct Turnstile {
+pub(super) struct Turnstile {
     turns: Mutex<Turns>,
     turned: Condvar,
 }
@@ -22,8 +21,14 @@ struct Turns {
     passed: BTreeSet<u64>,
 }
 
+/// Locks a mutex, whether or not a thread panicked while holding it (the
+/// data it guards stays consistent across every panic point).
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 impl Turnstile {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Turnstile {
             turns: Mutex::new(Turns::default()),
             turned: Condvar::new(),
@@ -32,7 +37,7 @@ impl Turnstile {
 
     /// The ticket numbered `number`; numbers are handed out from 0 up,
     /// each once.
-    pub fn ticket(&self, number: u64) -> Ticket<'_> {
+    pub(super) fn ticket(&self, number: u64) -> Ticket<'_> {
         Ticket {
             turnstile: Some(self),
             number,
@@ -40,25 +45,25 @@ impl Turnstile {
     }
 }
 
-/// A claim's place in the disk's order; see [`Turnstile`].
-pub struct Ticket<'t> {
+/// A claim's place in the order; see [`Turnstile`].
+pub(super) struct Ticket<'t> {
     turnstile: Option<&'t Turnstile>,
     number: u64,
 }
 
 impl Ticket<'_> {
     /// A ticket that waits for nobody, for a claim outside the order.
-    pub fn unordered() -> Ticket<'static> {
+    pub(super) fn unordered() -> Ticket<'static> {
         Ticket {
             turnstile: None,
             number: 0,
         }
     }
 
-    /// Waits until every earlier ticket has passed: the disk is this
+    /// Waits until every earlier ticket has passed: the turn is this
     /// claim's until the ticket is dropped. Call it holding no descriptor
     /// that an earlier claim may be waiting for.
-    pub fn wait(&self) {
+    pub(super) fn wait(&self) {
         let Some(t) = self.turnstile else { return };
         let mut turns = lock(&t.turns);
         while turns.next != self.number {
@@ -84,6 +89,7 @@ impl Drop for Ticket<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::vec::Vec;
 
     /// Tickets take their turns in number order, whichever thread waits
     /// first, and tickets passed without waiting do not hold the others up.
