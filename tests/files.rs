@@ -588,7 +588,7 @@ fn low_descriptor_limit() {
         (40, 30, 4),
         (20, 12, 3),
     ] {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
+        let out = this_test_binary()
             .args(["low_descriptor_limit", "--exact", "--nocapture"])
             .env(LIMIT_CHILD, format!("{limit} {held} {threads}"))
             .output()
@@ -599,6 +599,31 @@ fn low_descriptor_limit() {
             out.status.success() && text.contains("1 passed"),
             "limit {limit}, {held} held by the caller, {threads} threads:\n{text}"
         );
+    }
+}
+
+/// A command that runs this test binary again: under the runner cargo was
+/// given for this architecture where there is one (ci/cross.sh's
+/// qemu-user, whose emulated process cannot exec a binary of its own
+/// architecture: the child would exit 127, silently), else itself.
+#[cfg(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+))]
+fn this_test_binary() -> std::process::Command {
+    let exe = std::env::current_exe().unwrap();
+    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
+    let runner = std::env::vars()
+        .find(|(k, _)| k.starts_with(&prefix) && k.ends_with("_RUNNER"))
+        .map(|(_, v)| v);
+    let mut words = runner.as_deref().unwrap_or("").split_whitespace();
+    match words.next() {
+        Some(program) => {
+            let mut c = std::process::Command::new(program);
+            c.args(words).arg(exe);
+            c
+        }
+        None => std::process::Command::new(exe),
     }
 }
 
