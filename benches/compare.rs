@@ -1,4 +1,4 @@
-//! This crate against its own soft backend, md-5 0.10.6 and OpenSSL's
+//! This crate against its soft backend, md-5 0.10.6 and OpenSSL's
 //! libcrypto, interleaved in one process: `cargo bench --bench compare`.
 //!
 //! Each round measures every case once for every contender, rotating their
@@ -11,30 +11,10 @@
 //! Links `libcrypto` (Debian: `libssl-dev`). x86_64 only for now.
 
 #[cfg(target_arch = "x86_64")]
-#[path = "../tests/common/cpu.rs"]
-mod cpu;
-
-// `md5::Md5Core` over the soft backend, for the soft contender: the
-// library's own `src/block_api.rs` (and the `md5_core.rs` it declares),
-// compiled here, where the `crate::compress::compress` and
-// `crate::consts::STATE_INIT` that `Md5Core` calls are these.
-#[cfg(target_arch = "x86_64")]
-#[path = "../src/block_api.rs"]
-mod soft_core;
-#[cfg(target_arch = "x86_64")]
-mod compress {
-    pub(crate) use md5::__soft_compress as compress;
-}
-#[cfg(target_arch = "x86_64")]
-#[path = "../src/consts.rs"]
-mod consts;
-
-#[cfg(target_arch = "x86_64")]
 mod x86_64 {
-    use super::cpu::cpu_name;
     use core::ffi::{c_int, c_void};
-    use digest::core_api::CoreWrapper;
     use md5::Digest;
+    use md5x_testkit::cpu::cpu_name;
     use std::hint::black_box;
     use std::time::Instant;
 
@@ -50,8 +30,9 @@ mod x86_64 {
         fn MD5(d: *const u8, n: usize, md: *mut u8) -> *mut u8;
     }
 
-    /// `md5::Md5`, its core compiled here over the soft backend.
-    type SoftMd5 = CoreWrapper<super::soft_core::Md5Core>;
+    /// md5x-block's streaming `State` over its portable backend: the
+    /// soft contender.
+    type SoftMd5 = md5x_block::State<md5x_block::Soft>;
 
     /// A hasher under test.
     trait Hasher {
@@ -75,6 +56,23 @@ mod x86_64 {
         }
         fn oneshot(data: &[u8]) -> [u8; 16] {
             D::digest(data)[..].try_into().unwrap()
+        }
+    }
+
+    impl Hasher for SoftMd5 {
+        fn new() -> Self {
+            Self::default()
+        }
+        fn update(&mut self, data: &[u8]) {
+            SoftMd5::update(self, data);
+        }
+        fn finish(self) -> [u8; 16] {
+            self.finalize()
+        }
+        fn oneshot(data: &[u8]) -> [u8; 16] {
+            let mut state = Self::default();
+            state.update(data);
+            state.finalize()
         }
     }
 
@@ -294,9 +292,9 @@ mod x86_64 {
         for n in [0, 1, 55, 56, 63, 64, 65, 1000, data.len()] {
             let want = OpenSsl::oneshot(&data[..n]);
             assert_eq!(Rust::<md5::Md5>::oneshot(&data[..n]), want);
-            assert_eq!(Rust::<SoftMd5>::oneshot(&data[..n]), want);
+            assert_eq!(SoftMd5::oneshot(&data[..n]), want);
             assert_eq!(Rust::<upstream::Md5>::oneshot(&data[..n]), want);
-            let mut h = Rust::<SoftMd5>::new();
+            let mut h = SoftMd5::new();
             data[..n].chunks(7).for_each(|c| h.update(c));
             assert_eq!(h.finish(), want);
         }
@@ -329,7 +327,7 @@ mod x86_64 {
                 rounds,
                 &[
                     &|| run::<Rust<md5::Md5>>(case, data),
-                    &|| run::<Rust<SoftMd5>>(case, data),
+                    &|| run::<SoftMd5>(case, data),
                     &|| run::<Rust<upstream::Md5>>(case, data),
                     &|| run::<OpenSsl>(case, data),
                 ],
@@ -359,7 +357,7 @@ mod x86_64 {
         let samples = measure(
             rounds,
             &[&|| run_compress(md5::compress, blocks), &|| {
-                run_compress(md5::__soft_compress, blocks)
+                run_compress(md5x_block::soft::compress, blocks)
             }],
         );
         let names = [md5::backend(), "soft"].map(|b| format!("md5::compress {b}"));

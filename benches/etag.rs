@@ -38,10 +38,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-#[path = "../tests/common/cpu.rs"]
-mod cpu;
-#[path = "../tests/common/rng.rs"]
-mod rng;
+use md5x_testkit::{cpu, Rng};
 
 const MIB: usize = 1 << 20;
 const PART: usize = 8 * MIB;
@@ -56,7 +53,7 @@ fn env_or(name: &str, default: usize) -> usize {
 
 /// `len` seeded random bytes.
 fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
-    let mut rng = rng::Rng(seed);
+    let mut rng = Rng(seed);
     let mut data = vec![0u8; len];
     for chunk in data.chunks_mut(8) {
         let x = rng.next().to_le_bytes();
@@ -101,12 +98,12 @@ fn buffer_contenders(part_size: usize) -> Vec<(String, Run)> {
         format!("multipart ({})", md5::multi::backend()),
         Box::new(move |d: &[u8]| etag::multipart(d, part_size).unwrap().to_string()),
     ));
-    for kernel in md5::multi::__bench::kernels() {
-        let lanes = md5::multi::__bench::lanes(kernel);
+    for kernel in md5::multi::kernel_choice::kernels() {
+        let lanes = md5::multi::kernel_choice::lanes(kernel);
         all.push((
             format!("{kernel} ({lanes})"),
             Box::new(move |d: &[u8]| {
-                etag::__bench::multipart(kernel, d, part_size)
+                etag::kernel_choice::multipart(kernel, d, part_size)
                     .unwrap()
                     .to_string()
             }),
@@ -250,7 +247,7 @@ fn child(form: &str, path: &Path) {
             .to_string(),
         "one-thread" => {
             let lanes = md5::multi::lanes().clamp(1, md5::multi::Lanes::MAX);
-            etag::__bench::multipart_file(&file, PART as u64, lanes, 4096, 1, 256 << 10)
+            etag::kernel_choice::multipart_file(&file, PART as u64, lanes, 4096, 1, 256 << 10)
                 .unwrap()
                 .to_string()
         }
@@ -259,7 +256,7 @@ fn child(form: &str, path: &Path) {
         "shape" => {
             let shape = std::env::var("ETAG_BENCH_SHAPE").expect("ETAG_BENCH_SHAPE");
             let v: Vec<usize> = shape.split(',').map(|x| x.parse().unwrap()).collect();
-            etag::__bench::multipart_file(&file, PART as u64, v[0], v[1], v[2], v[3] as u64)
+            etag::kernel_choice::multipart_file(&file, PART as u64, v[0], v[1], v[2], v[3] as u64)
                 .unwrap()
                 .to_string()
         }

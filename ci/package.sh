@@ -2,16 +2,18 @@
 # Checks that every package in the repository can be published, in an order
 # that works:
 #
-#   1. `cargo publish --dry-run` for the root workspace (md-5 0.10, md5x,
-#      the same source under its own name, then md5sum-rs, verified against
-#      the packaged md5x) and for each package under compat/ (md-5 0.11,
-#      md5 0.7, md5 0.8);
-#   2. each packaged .crate holds only plain files (the links to the shared
-#      backend sources stored as copies) and nothing the package does not
-#      compile: no CI scripts, no vector generators, no other package;
-#   3. each .crate, unpacked outside the repository, passes its own tests
-#      (md5sum-rs against the unpacked md5x), so it holds every file it
-#      compiles and its benches build;
+#   1. `cargo publish --dry-run` in publish order: the root workspace
+#      (md5x-block, md5x-testkit, md5x, md-5 0.10 over md5x, md5sum-rs;
+#      Cargo orders them, each resolved against the packaged ones before
+#      it), then each package under compat/ (md-5 0.11, md5 0.7, md5 0.8),
+#      resolved against the md5x-block and md5x-testkit just packaged;
+#   2. each packaged .crate holds only plain files and nothing the package
+#      does not compile: no CI scripts, no vector generators, no other
+#      package;
+#   3. each .crate, unpacked outside the repository, passes its own tests,
+#      with this repository's crates taken from the other unpacked .crate
+#      files (a patch of crates.io, as if they were published), so it holds
+#      every file it compiles and its benches build;
 #   4. a scratch crate depending on the packaged md5x (not the repository's
 #      path) builds and runs the example of md5x's README, as a user who
 #      ran `cargo add md5x` would;
@@ -51,14 +53,18 @@ find target/package -maxdepth 2 -name '*.crate' -delete 2>/dev/null || true
 
 # `--allow-dirty` so that it also runs on a work tree with changes; CI runs
 # on a clean clone.
-log "cargo publish --dry-run: md-5 0.10, md5sum-rs and md5x (one workspace)"
+log "cargo publish --dry-run: md5x-block, md5x-testkit, md5x, md-5 0.10, md5sum-rs (one workspace)"
 # --no-verify: step 3 builds and tests each .crate unpacked, which is what
 # the verification would build, and more.
 cargo publish --workspace --dry-run --allow-dirty --no-verify
+# Their dependencies on md5x-block and md5x-testkit resolve as they will
+# once those are on crates.io: here, to the repository's.
 for p in "${COMPAT[@]}"; do
     log "cargo publish --dry-run: compat/$p"
     cargo publish --dry-run --allow-dirty --manifest-path "compat/$p/Cargo.toml" \
-        --target-dir target --no-verify
+        --target-dir target --no-verify \
+        --config "patch.crates-io.md5x-block.path=\"$ROOT/block\"" \
+        --config "patch.crates-io.md5x-testkit.path=\"$ROOT/testkit\""
 done
 
 # The dry run leaves the .crate files in package/ or, with newer Cargo,
@@ -66,8 +72,8 @@ done
 mapfile -t CRATES < <(
     find target/package -maxdepth 2 -name '*.crate' -not -path '*/tmp-registry/*' | sort
 )
-[ ${#CRATES[@]} = 6 ] || {
-    echo "FAIL: expected 6 packaged crates, found: ${CRATES[*]}" >&2
+[ ${#CRATES[@]} = 8 ] || {
+    echo "FAIL: expected 8 packaged crates, found: ${CRATES[*]}" >&2
     exit 1
 }
 
@@ -91,23 +97,28 @@ done
 
 # Unpacked outside the repository, so that no workspace above them applies.
 # The md5 packages' 512 MiB and 4 GiB inputs run in their own CI steps.
-MD5X=$(cd "$UNPACKED" && echo md5x-*)
+MD5X=$(cd "$UNPACKED" && echo md5x-[0-9]*)
+# This repository's crates, as crates.io will serve them: the unpacked
+# .crate files, for every crate but the one they are.
+patches() {
+    local own=$1 dir name
+    for dir in "$UNPACKED"/md5x-[0-9]* "$UNPACKED"/md5x-block-* "$UNPACKED"/md5x-testkit-*; do
+        name=$(basename "$dir")
+        name=${name%-*}
+        [ "$name" = "$own" ] || printf -- '--config\npatch.crates-io.%s.path="%s"\n' "$name" "$dir"
+    done
+}
+export CARGO_TARGET_DIR=$ROOT/target
 for dir in "$UNPACKED"/*/; do
     name=$(basename "$dir")
     log "unpacked $name: cargo test, cargo check --benches"
-    args=()
-    export CARGO_TARGET_DIR=$ROOT/target
+    mapfile -t args < <(patches "${name%-*}")
     # The workspace's test profile gives its packages opt-level 1; md-5 and
-    # md5 carry that in their own manifests, md5x and md5sum-rs (members
-    # whose profile is the root's) get it here.
-    case $name in
-    md5x-*) args=(--config 'profile.test.package.md5x.opt-level=1') ;;
-    md5sum-*)
-        args=(--config "patch.crates-io.md5x.path=\"$UNPACKED/$MD5X\""
-            --config 'profile.test.package.md5x.opt-level=1'
-            --config 'profile.test.package.md5sum-rs.opt-level=1')
-        ;;
-    esac
+    # md5 carry that in their own manifests, the root workspace's members
+    # get it here.
+    for p in md5x md5x-block md5sum-rs md-5; do
+        args+=(--config "profile.test.package.$p.opt-level=1")
+    done
     (cd "$dir" && cargo test "${args[@]}" -- --skip write_512_mib --skip write_4_gib)
     (cd "$dir" && cargo check "${args[@]}" --benches)
 done
@@ -124,7 +135,8 @@ grep -q 'fn main' "$DEPENDENT/src/main.rs" || {
     echo "FAIL: no Rust example with a main in $MD5X/README.md" >&2
     exit 1
 }
-(cd "$DEPENDENT" && CARGO_TARGET_DIR=$ROOT/target cargo run)
+mapfile -t args < <(patches md5x)
+(cd "$DEPENDENT" && cargo run "${args[@]}")
 
 [ "$CI" = 0 ] || exit 0
 
@@ -137,9 +149,10 @@ mkdir -p "$DEPS/src"
 : >"$DEPS/src/lib.rs"
 printf '[package]\nname = "md5x-deps"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n[dependencies]\nmd5x = { path = "%s" }\n\n[workspace]\n' \
     "$UNPACKED/$MD5X" >"$DEPS/Cargo.toml"
-(cd "$DEPS" && cargo vendor --quiet --versioned-dirs "$VENDOR" >/dev/null)
-# md5x and md5sum-rs as crates.io would serve them: each .crate unpacked,
-# with the checksum of the .crate.
+mapfile -t args < <(patches md5x)
+(cd "$DEPS" && cargo vendor "${args[@]}" --quiet --versioned-dirs "$VENDOR" >/dev/null)
+# md5x-block, md5x and md5sum-rs as crates.io would serve them: each
+# .crate unpacked, with the checksum of the .crate.
 for c in "${CRATES[@]}"; do
     case $(basename "$c") in
     md5x-* | md5sum-rs-*)

@@ -2,8 +2,8 @@
 # Builds every file a release uploads that this machine can build into one
 # folder, target/dist/, and checks each where its users would install it:
 #
-#   md5x-V.tar.gz          the Python sdist (ci/sdist.py: `maturin sdist` and
-#                          its workspace fix), installed with pip into a fresh
+#   md5x-V.tar.gz          the Python sdist (`maturin sdist`, as it makes
+#                          it), installed with pip into a fresh
 #                          venv from the tarball alone, then the test suite it
 #                          carries run against it
 #   md5x-V-cp311-abi3-manylinux2014_x86_64...whl
@@ -117,10 +117,18 @@ python3 -m ziglang version
 
 # --- the sdist ---------------------------------------------------------------
 
-step "sdist (ci/sdist.py)"
+step "sdist (maturin sdist)"
 rm -rf "$DIST" "$WORK"
 mkdir -p "$DIST" "$WORK"
-SDIST=$(python3 ci/sdist.py "$DIST" | tail -n1)
+maturin sdist --manifest-path python/Cargo.toml --out "$DIST"
+SDIST=$(find "$DIST" -name 'md5x-*.tar.gz')
+# No folder of it both a crate and a Python package, which would put Rust
+# sources into the wheel.
+both=$(tar -tzf "$SDIST" | awk -F/ '
+    /\/Cargo\.toml$/ { sub(/\/Cargo\.toml$/, ""); crate[$0] = 1 }
+    /\/__init__\.py$/ { sub(/\/__init__\.py$/, ""); py[$0] = 1 }
+    END { for (d in py) if (d in crate) print d }')
+[ -z "$both" ] || fail "a crate and a Python package share a folder of the sdist: $both"
 SDIST_NAME=$(basename "$SDIST" .tar.gz) # md5x-V
 VERSION=${SDIST_NAME#md5x-}
 # --touch: the sdist dates every file 2006 (maturin's fixed time), so kept

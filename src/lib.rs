@@ -5,6 +5,11 @@
 //! only where a protocol or format asks for it (checksums, ETags, HTTP digest
 //! authentication, legacy database handshakes), never to resist an attacker.
 //!
+//! This package is the [`md5x`] crate under the name `[patch.crates-io]`
+//! needs: `md-5`, its library named `md5`. It has md-5 0.10.6's API and
+//! features, and md5x's additions: [`multi`], [`etag`], `files` and
+//! [`const_digest`]. Code that is not replacing md-5 depends on md5x.
+//!
 //! # Usage
 //!
 //! ```rust
@@ -31,77 +36,13 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
-#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
+#![forbid(unsafe_code)]
 
-#[cfg(feature = "std")]
-extern crate std;
+pub use md5x::{backend, compress, const_digest, digest, etag, multi, Digest, Md5, Md5Core};
 
-pub use digest::{self, Digest};
-
-mod block_api;
-mod compress;
-mod consts;
-pub mod etag;
 #[cfg(feature = "std")]
 #[cfg_attr(docsrs, doc(cfg(feature = "std")))]
-pub mod files;
-pub mod multi;
-
-use digest::core_api::CoreWrapper;
-
-pub use block_api::Md5Core;
-
-/// MD5 hasher state.
-pub type Md5 = CoreWrapper<Md5Core>;
-
-/// The MD5 compression function, with the fastest backend of this build:
-/// compresses each 64-byte block of `blocks` into the chaining value `state`.
-///
-/// This is the raw block function, without padding or length; most users
-/// want [`Md5`]. It is public so that other code (multi-buffer schedulers,
-/// other hash APIs) can reuse the same backends.
-///
-/// ```
-/// // One block holding the padded empty message.
-/// let mut block = [0u8; 64];
-/// block[0] = 0x80;
-/// let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
-/// md5::compress(&mut state, &[block]);
-/// assert_eq!(state[0].to_le_bytes(), [0xd4, 0x1d, 0x8c, 0xd9]);
-/// ```
-#[inline]
-pub fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
-    compress::compress(state, blocks);
-}
-
-/// Names the compression backend this build runs: `"soft"` (portable Rust),
-/// `"x86_64-asm"`, `"aarch64-asm"` or `"loongarch64-asm"`.
-///
-/// Equal digests cannot show which code ran; this can, for tests and for
-/// `md5sum --version`.
-pub const fn backend() -> &'static str {
-    compress::backend()
-}
-
-/// Not API: the portable backend, for this crate's benches. It may change or
-/// go away in any release.
-#[doc(hidden)]
-pub fn __soft_compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
-    compress::soft::compress(state, blocks);
-}
-
-/// Computes the MD5 digest of `data` in a `const` context.
-///
-/// It runs the portable backend, so at run time prefer [`Digest::digest`] on [`Md5`]; in a
-/// `const` item the hash costs nothing at run time:
-///
-/// ```
-/// const EMPTY: [u8; 16] = md5::const_digest(b"");
-/// assert_eq!(EMPTY, hex_literal::hex!("d41d8cd98f00b204e9800998ecf8427e"));
-/// ```
-pub const fn const_digest(data: &[u8]) -> [u8; 16] {
-    compress::soft::digest(data)
-}
+pub use md5x::files;
 
 /// Runs the README's Rust examples as doc tests.
 #[cfg(doctest)]

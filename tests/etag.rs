@@ -11,18 +11,19 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::Rng;
 
-#[path = "common/etag_oracle.rs"]
-mod etag_oracle;
+/// md-5 0.10.6's digest: the ETag oracle's MD5.
+fn upstream_md5(data: &[u8]) -> [u8; 16] {
+    use upstream::Digest as _;
+    upstream::Md5::digest(data).into()
+}
 
-use etag_oracle::{s3transfer_part_size, zeros_composed};
+use md5x_testkit::etag::s3transfer_part_size;
 
 /// The oracle: S3's formula over md-5 0.10.6, written out.
 fn composed(data: &[u8], part_size: usize) -> String {
-    etag_oracle::composed::<upstream::Md5>(data, part_size)
+    md5x_testkit::etag::composed(upstream_md5, data, part_size)
 }
 
 /// A file holding `data`, removed on drop.
@@ -50,7 +51,7 @@ impl TempFile {
     /// [`SHAPES`]).
     fn etag_shaped(&self, part_size: u64, shape: (usize, usize, usize, u64)) -> String {
         let (lanes, chunk, threads, ahead) = shape;
-        etag::__bench::multipart_file(&self.open(), part_size, lanes, chunk, threads, ahead)
+        etag::kernel_choice::multipart_file(&self.open(), part_size, lanes, chunk, threads, ahead)
             .unwrap()
             .to_string()
     }
@@ -84,8 +85,8 @@ fn check_all_forms(data: &[u8], part_size: usize, want: &str, rng: &mut Rng) {
     let what = format!("{} bytes in parts of {part_size}", data.len());
     let got = etag::multipart(data, part_size).unwrap();
     assert_eq!(got.to_string(), want, "multipart, {what}");
-    for kernel in md5::multi::__bench::kernels() {
-        let got = etag::__bench::multipart(kernel, data, part_size).unwrap();
+    for kernel in md5::multi::kernel_choice::kernels() {
+        let got = etag::kernel_choice::multipart(kernel, data, part_size).unwrap();
         assert_eq!(
             got.to_string(),
             want,
@@ -712,7 +713,7 @@ fn upload_past_10000_parts_doubles_the_part_size() {
     for part in [1024, 4096] {
         let len = 10_001 * part;
         let file = sparse_file(len);
-        let want = zeros_composed::<upstream::Md5>(len, 2 * part);
+        let want = md5x_testkit::etag::zeros_composed(upstream_md5, len, 2 * part);
         assert!(want.ends_with("-5001"));
         let got = etag::upload_file(&file.open(), part).unwrap();
         assert_eq!(got.to_string(), want);
@@ -735,7 +736,7 @@ fn sparse_files_of_10001_parts_of_5_and_8_mib() {
         let len = 10_001 * part;
         let file = sparse_file(len);
         assert_eq!(s3transfer_part_size(part, len), 2 * part);
-        let want = zeros_composed::<upstream::Md5>(len, 2 * part);
+        let want = md5x_testkit::etag::zeros_composed(upstream_md5, len, 2 * part);
         assert!(want.ends_with("-5001"));
         let got = etag::upload_file(&file.open(), part).unwrap();
         assert_eq!(got.to_string(), want, "{part}");

@@ -13,12 +13,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::Rng;
 
-#[path = "common/etag_oracle.rs"]
-mod etag_oracle;
+/// md-5 0.10.6's digest: the ETag oracle's MD5.
+fn upstream_md5(data: &[u8]) -> [u8; 16] {
+    use upstream::Digest as _;
+    upstream::Md5::digest(data).into()
+}
 
 /// The oracle: md-5 0.10.6.
 fn md5(data: &[u8]) -> [u8; 16] {
@@ -176,7 +177,7 @@ fn upload_oracle(data: &[u8], part: usize) -> String {
     if data.len() < part {
         Etag::from_md5(md5(data)).to_string()
     } else {
-        etag_oracle::composed::<upstream::Md5>(data, part)
+        md5x_testkit::etag::composed(upstream_md5, data, part)
     }
 }
 
@@ -189,7 +190,7 @@ fn check_all_forms(path: &Path, data: &[u8]) {
     assert_eq!(got[0].as_ref().unwrap(), &md5(data), "{path:?}");
     for part in [1usize, 3, 1024, 4095, 4096, 4097, 8 << 20] {
         let upload = upload_oracle(data, part);
-        let multipart = etag_oracle::composed::<upstream::Md5>(data, part);
+        let multipart = md5x_testkit::etag::composed(upstream_md5, data, part);
         for threads in [1, 2] {
             let got = files::etag_files(&[path], part as u64, threads, Control::new());
             let got = got[0].as_ref().unwrap().to_string();
@@ -281,7 +282,7 @@ fn a_fifo_among_files() {
             w.write_all(&data).unwrap();
         });
         let got = files::etag_files(&[&fifo], 1 << 20, 2, Control::new());
-        let want = etag_oracle::composed::<upstream::Md5>(&data, 1 << 20);
+        let want = md5x_testkit::etag::composed(upstream_md5, &data, 1 << 20);
         assert_eq!(got[0].as_ref().unwrap().to_string(), want);
     });
 }
@@ -408,7 +409,7 @@ fn stop_mid_file() {
             Err(e) => assert!(e.is_stopped(), "{e}"),
             Ok(etag) => {
                 let data = std::fs::read(&path).unwrap();
-                let want = etag_oracle::composed::<upstream::Md5>(&data, MIB as usize);
+                let want = md5x_testkit::etag::composed(upstream_md5, &data, MIB as usize);
                 assert_eq!(etag.to_string(), want);
                 assert_eq!(bytes.load(Ordering::Relaxed), 12 << 20);
             }

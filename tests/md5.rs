@@ -16,15 +16,9 @@ fn vectors() -> impl Iterator<Item = (&'static [u8], &'static [u8])> {
         })
 }
 
-#[path = "common/backend.rs"]
-mod backend;
-#[path = "common/differential.rs"]
-mod differential;
-#[path = "common/rfc_cases.rs"]
-mod rfc_cases;
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::{rfc as rfc_cases, Rng};
+
+md5x_testkit::digest_differential!();
 
 #[test]
 fn known_answers() {
@@ -56,13 +50,13 @@ fn rand_16mib() {
 /// Random messages split into random `update` calls, against md-5 0.10.6.
 #[test]
 fn matches_upstream_in_random_pieces() {
-    differential::random_pieces_match::<Md5, upstream::Md5>(&mut Rng(0x5eed_0001));
+    random_pieces_match::<Md5, upstream::Md5>(&mut Rng(0x5eed_0001));
 }
 
 #[test]
 fn every_length_matches_upstream() {
     let msg = Rng(0x5eed_0002).bytes(1024);
-    differential::every_length_matches::<Md5, upstream::Md5>(&msg);
+    every_length_matches::<Md5, upstream::Md5>(&msg);
 }
 
 /// The selected backend against the portable one: `const_digest` runs the
@@ -177,5 +171,8 @@ fn oid() {
 #[test]
 fn backend_is_the_expected_one() {
     println!("md5::backend() = {}", md5::backend());
-    assert_eq!(md5::backend(), backend::expected());
+    assert_eq!(
+        md5::backend(),
+        md5x_testkit::backend::expected(cfg!(feature = "force-soft"))
+    );
 }

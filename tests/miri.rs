@@ -13,9 +13,7 @@
 use md5::multi::{self, Lanes};
 use md5::{Digest, Md5};
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::Rng;
 
 fn upstream(data: &[u8]) -> [u8; 16] {
     upstream::Md5::digest(data).into()
@@ -49,7 +47,7 @@ fn single_stream_padding_and_pieces() {
         .map(|c| c.try_into().unwrap())
         .collect();
     md5::compress(&mut state, &blocks);
-    md5::__soft_compress(&mut soft, &blocks);
+    md5x_block::soft::compress(&mut soft, &blocks);
     assert_eq!(state, soft);
 }
 
@@ -59,8 +57,8 @@ fn digest_many_every_kernel() {
     // More messages than the widest kernel has lanes, lengths mixed so that
     // lanes end at different blocks and get refilled. Message `i` starts at
     // byte `i` of `data`, which is long enough for the last and longest.
-    let widest = multi::__bench::kernels()
-        .map(multi::__bench::lanes)
+    let widest = multi::kernel_choice::kernels()
+        .map(multi::kernel_choice::lanes)
         .max()
         .unwrap();
     let count = 2 * widest + 3;
@@ -78,10 +76,10 @@ fn digest_many_every_kernel() {
     multi::digest_many_into(&msgs, &mut out);
     assert_eq!(out, want, "selected kernel {}", multi::backend());
     let mut ran = Vec::new();
-    for kernel in multi::__bench::kernels() {
+    for kernel in multi::kernel_choice::kernels() {
         for count in [0, 1, 5, msgs.len()] {
             let mut out = vec![[0; 16]; count];
-            multi::__bench::digest_many_into(kernel, &msgs[..count], &mut out);
+            multi::kernel_choice::digest_many_into(kernel, &msgs[..count], &mut out);
             assert_eq!(out, want[..count], "kernel {kernel}, {count} messages");
         }
         ran.push(kernel);
@@ -98,8 +96,8 @@ fn digest_many_every_kernel() {
 #[test]
 fn mixed_sets_and_staggered_lanes_every_kernel() {
     let mut rng = Rng(0x6d69_7269_0005);
-    let widest = multi::__bench::kernels()
-        .map(multi::__bench::lanes)
+    let widest = multi::kernel_choice::kernels()
+        .map(multi::kernel_choice::lanes)
         .max()
         .unwrap();
     let rows: Vec<Vec<u8>> = (0..widest + 5)
@@ -110,19 +108,19 @@ fn mixed_sets_and_staggered_lanes_every_kernel() {
         .collect();
     let data = rng.bytes(4096 * (widest + 1));
     let base = data.as_ptr().align_offset(4096);
-    for name in multi::__bench::kernels() {
-        let kernel = multi::__bench::Choice::new(name).stagger(6);
+    for name in multi::kernel_choice::kernels() {
+        let kernel = multi::kernel_choice::Choice::new(name).stagger(6);
         let want: Vec<[u8; 16]> = rows.iter().map(|m| upstream(m)).collect();
         let mut out = vec![[0; 16]; rows.len()];
-        multi::__bench::digest_many_into(kernel, &rows, &mut out);
+        multi::kernel_choice::digest_many_into(kernel, &rows, &mut out);
         assert_eq!(out, want, "kernel {kernel}, rows of 8..=64 bytes");
         for blocks in [2, 9] {
-            let msgs: Vec<&[u8]> = (0..multi::__bench::lanes(kernel))
+            let msgs: Vec<&[u8]> = (0..multi::kernel_choice::lanes(kernel))
                 .map(|i| &data[base + 4096 * i..][..64 * blocks])
                 .collect();
             let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
             let mut out = vec![[0; 16]; msgs.len()];
-            multi::__bench::digest_many_into(kernel, &msgs, &mut out);
+            multi::kernel_choice::digest_many_into(kernel, &msgs, &mut out);
             assert_eq!(out, want, "kernel {kernel}, {blocks} blocks, staggered");
         }
     }
@@ -144,16 +142,16 @@ fn buckets_and_tailed_sets_every_kernel() {
     rows[7] = rng.bytes(300);
     rows[200] = rng.bytes(301);
     let want: Vec<[u8; 16]> = rows.iter().map(|m| upstream(m)).collect();
-    for kernel in multi::__bench::kernels() {
+    for kernel in multi::kernel_choice::kernels() {
         let mut out = vec![[0; 16]; rows.len()];
-        multi::__bench::digest_many_into(kernel, &rows, &mut out);
+        multi::kernel_choice::digest_many_into(kernel, &rows, &mut out);
         assert_eq!(out, want, "kernel {kernel}, rows of 0..=120 bytes");
-        let tailed: Vec<Vec<u8>> = (0..multi::__bench::lanes(kernel))
+        let tailed: Vec<Vec<u8>> = (0..multi::kernel_choice::lanes(kernel))
             .map(|_| rng.bytes(311))
             .collect();
         let want: Vec<[u8; 16]> = tailed.iter().map(|m| upstream(m)).collect();
         let mut out = vec![[0; 16]; tailed.len()];
-        multi::__bench::digest_many_into(kernel, &tailed, &mut out);
+        multi::kernel_choice::digest_many_into(kernel, &tailed, &mut out);
         assert_eq!(out, want, "kernel {kernel}, equal messages of 311 bytes");
     }
 }
@@ -165,8 +163,8 @@ fn buckets_and_tailed_sets_every_kernel() {
 #[test]
 fn offsets_pieces_and_encoders_every_kernel() {
     let mut rng = Rng(0x6d69_7269_0004);
-    let widest = multi::__bench::kernels()
-        .map(multi::__bench::lanes)
+    let widest = multi::kernel_choice::kernels()
+        .map(multi::kernel_choice::lanes)
         .max()
         .unwrap();
     let rows = widest + 3;
@@ -193,8 +191,8 @@ fn offsets_pieces_and_encoders_every_kernel() {
         .collect();
     let lists: Vec<[&[u8]; 2]> = msgs.iter().map(|m| [affix, *m]).collect();
     let mut out = vec![[0; 16]; rows];
-    for kernel in multi::__bench::kernels() {
-        multi::__bench::digest_offsets_into(kernel, &values, &offsets, &mut out);
+    for kernel in multi::kernel_choice::kernels() {
+        multi::kernel_choice::digest_offsets_into(kernel, &values, &offsets, &mut out);
         assert_eq!(out, want, "kernel {kernel}, offsets");
     }
     // The pieces forms share the scheduler: the selected kernel only.
@@ -288,5 +286,5 @@ fn miri_runs_the_simd_kernels() {
         "sse2"
     };
     assert_eq!(multi::backend(), want);
-    assert!(multi::__bench::kernels().any(|k| k == want));
+    assert!(multi::kernel_choice::kernels().any(|k| k == want));
 }

@@ -4,9 +4,7 @@
 use md5::multi::{self, Lanes};
 use md5::{Digest, Md5};
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::Rng;
 
 fn upstream(data: &[u8]) -> [u8; 16] {
     upstream::Md5::digest(data).into()
@@ -151,7 +149,7 @@ fn lanes_reject_too_many_streams() {
 /// 0.10.6.
 #[test]
 fn equal_messages_4k_apart_every_row() {
-    use multi::__bench::{Choice, Tuning};
+    use multi::kernel_choice::{Choice, Tuning};
     let mut rng = Rng(0x7665_6331);
     let rows = [Tuning::INTEL, Tuning::ZEN3, Tuning::ZEN4, Tuning::ZEN5];
     let data = rng.bytes((64 << 10) * 65 + 8192);
@@ -160,13 +158,13 @@ fn equal_messages_4k_apart_every_row() {
         for (count, len) in [(64, 4 << 10), (33, 16 << 10), (64, 64 << 10)] {
             let msgs: Vec<&[u8]> = (0..count).map(|i| &data[base + i * len..][..len]).collect();
             let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
-            for kernel in multi::__bench::kernels() {
+            for kernel in multi::kernel_choice::kernels() {
                 for row in rows {
                     let choice = Choice::new(kernel).tuned(row);
                     let mut out = vec![[0; 16]; count];
-                    multi::__bench::digest_many_into(choice, &msgs, &mut out);
+                    multi::kernel_choice::digest_many_into(choice, &msgs, &mut out);
                     assert_eq!(out, want, "{choice}, {row:?}, {count} x {len} at +{shift}");
-                    let mut lanes = multi::__bench::lanes_with(choice, count);
+                    let mut lanes = multi::kernel_choice::lanes_with(choice, count);
                     lanes.update(&msgs);
                     for (lane, want) in want.iter().enumerate() {
                         assert_eq!(&lanes.finalize_lane(lane, &[]), want, "Lanes, {choice}");
@@ -184,7 +182,7 @@ fn equal_messages_4k_apart_every_row() {
 /// with masked first and last lines.
 #[test]
 fn starts_inside_a_line_every_row() {
-    use multi::__bench::{Choice, Tuning};
+    use multi::kernel_choice::{Choice, Tuning};
     let mut rng = Rng(0x6c69_6e65);
     let data = rng.bytes(4096 * 66 + 8192);
     let rows = [Tuning::INTEL, Tuning::ZEN4, Tuning::ZEN5];
@@ -200,7 +198,7 @@ fn starts_inside_a_line_every_row() {
                     .map(|i| &data[base + i * 4096..][..len(i)])
                     .collect();
                 let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
-                for kernel in multi::__bench::kernels() {
+                for kernel in multi::kernel_choice::kernels() {
                     for row in rows {
                         for whole_lines in [false, true] {
                             let row = Tuning {
@@ -209,7 +207,7 @@ fn starts_inside_a_line_every_row() {
                             };
                             let choice = Choice::new(kernel).tuned(row);
                             let mut out = vec![[0; 16]; count];
-                            multi::__bench::digest_many_into(choice, &msgs, &mut out);
+                            multi::kernel_choice::digest_many_into(choice, &msgs, &mut out);
                             assert_eq!(out, want, "{choice}, {row:?}, {count} at +{shift}");
                         }
                     }
@@ -294,7 +292,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// and read past the slice.
 #[test]
 fn bench_hooks_refuse_overflowing_sizes() {
-    for kernel in multi::__bench::kernels() {
+    for kernel in multi::kernel_choice::kernels() {
         for (lanes_blocks, data) in [
             // 64 bytes a block: 2^(bits - 6) blocks are 2^bits bytes, one
             // past usize::MAX on 32-bit targets (i686) as on 64-bit ones.
@@ -304,15 +302,15 @@ fn bench_hooks_refuse_overflowing_sizes() {
             for hook in ["compress", "transpose"] {
                 let r = std::panic::catch_unwind(|| match hook {
                     "compress" => {
-                        multi::__bench::compress(kernel, data, lanes_blocks);
+                        multi::kernel_choice::compress(kernel, data, lanes_blocks);
                     }
                     _ => {
-                        multi::__bench::transpose(kernel, data, lanes_blocks);
+                        multi::kernel_choice::transpose(kernel, data, lanes_blocks);
                     }
                 });
                 let msg = panic_message(r.expect_err("an overflowing size was accepted"));
                 assert!(
-                    msg.contains("md5::multi::__bench"),
+                    msg.contains("md5x::multi::kernel_choice"),
                     "{kernel} {hook}({lanes_blocks} blocks): unexpected panic {msg:?}"
                 );
             }
@@ -445,9 +443,9 @@ fn digest_offsets_matches_upstream() {
         let as_i64: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
         let as_u32: Vec<u32> = offsets.iter().map(|&o| o as u32).collect();
         let as_u64: Vec<u64> = offsets.iter().map(|&o| o as u64).collect();
-        for kernel in multi::__bench::kernels() {
+        for kernel in multi::kernel_choice::kernels() {
             got.fill([0; 16]);
-            multi::__bench::digest_offsets_into(kernel, &values, &as_i32, &mut got);
+            multi::kernel_choice::digest_offsets_into(kernel, &values, &as_i32, &mut got);
             assert_eq!(got, want, "{rows} rows, i32 offsets, kernel {kernel}");
         }
         multi::digest_offsets_into(&values, &as_i64, &mut got);
@@ -516,7 +514,7 @@ fn digest_offsets_rejects_bad_columns() {
         let msg = panics_with(|| {
             multi::digest_offsets_into(values, offsets, &mut vec![[0; 16]; slots]);
         });
-        assert_eq!(msg, format!("md5::multi::digest_offsets_into: {want}"));
+        assert_eq!(msg, format!("md5x::multi::digest_offsets_into: {want}"));
     }
     // Where an offset does not fit a usize: only on 32-bit targets.
     if usize::BITS == 32 {
@@ -556,12 +554,12 @@ fn pieces_forms_match_upstream() {
         assert_eq!(got, before, "prefix of {} bytes", affix.len());
         multi::digest_pieces_into(&lists, &mut got);
         assert_eq!(got, around, "pieces around {} bytes", affix.len());
-        for kernel in multi::__bench::kernels() {
-            multi::__bench::digest_many_suffixed_into(kernel, &inputs, &affix, &mut got);
+        for kernel in multi::kernel_choice::kernels() {
+            multi::kernel_choice::digest_many_suffixed_into(kernel, &inputs, &affix, &mut got);
             assert_eq!(got, after, "kernel {kernel}, suffix of {}", affix.len());
-            multi::__bench::digest_many_prefixed_into(kernel, &affix, &inputs, &mut got);
+            multi::kernel_choice::digest_many_prefixed_into(kernel, &affix, &inputs, &mut got);
             assert_eq!(got, before, "kernel {kernel}, prefix of {}", affix.len());
-            multi::__bench::digest_pieces_into(kernel, &lists, &mut got);
+            multi::kernel_choice::digest_pieces_into(kernel, &lists, &mut got);
             assert_eq!(
                 got,
                 around,
@@ -582,17 +580,17 @@ fn pieces_forms_check_lengths() {
     let msg = panics_with(|| multi::digest_many_suffixed_into(&["a"], b"s", &mut [[0; 16]; 2]));
     assert_eq!(
         msg,
-        "md5::multi::digest_many_suffixed_into: 1 inputs but 2 output slots"
+        "md5x::multi::digest_many_suffixed_into: 1 inputs but 2 output slots"
     );
     let msg = panics_with(|| multi::digest_many_prefixed_into(b"p", &["a", "b"], &mut []));
     assert_eq!(
         msg,
-        "md5::multi::digest_many_prefixed_into: 2 inputs but 0 output slots"
+        "md5x::multi::digest_many_prefixed_into: 2 inputs but 0 output slots"
     );
     let msg = panics_with(|| multi::digest_pieces_into(&[["a", "b"]], &mut []));
     assert_eq!(
         msg,
-        "md5::multi::digest_pieces_into: 1 inputs but 0 output slots"
+        "md5x::multi::digest_pieces_into: 1 inputs but 0 output slots"
     );
 }
 
@@ -620,9 +618,9 @@ fn encoders_match_format_and_rfc4648() {
     multi::base64_into(&[upstream(b"abc")], &mut b64[..1]);
     assert_eq!(&b64[0], b"kAFQmDzST7DWlj99KOF/cg==");
     let msg = panics_with(|| multi::hex_into(&[[0; 16]; 2], &mut [[0; 32]; 1]));
-    assert_eq!(msg, "md5::multi::hex_into: 2 inputs but 1 output slots");
+    assert_eq!(msg, "md5x::multi::hex_into: 2 inputs but 1 output slots");
     let msg = panics_with(|| multi::base64_into(&[], &mut [[0; 24]; 1]));
-    assert_eq!(msg, "md5::multi::base64_into: 0 inputs but 1 output slots");
+    assert_eq!(msg, "md5x::multi::base64_into: 0 inputs but 1 output slots");
 }
 
 /// `hex_offsets_into` and `base64_offsets_into` against md-5 0.10.6 with
@@ -669,17 +667,17 @@ fn column_encoders_match_upstream() {
     let msg = panics_with(|| multi::hex_offsets_into(b"0123", &[0i32, 3, 2], &mut [[0; 32]; 2]));
     assert_eq!(
         msg,
-        "md5::multi::hex_offsets_into: offsets decrease: offsets[1] = 3 > offsets[2] = 2"
+        "md5x::multi::hex_offsets_into: offsets decrease: offsets[1] = 3 > offsets[2] = 2"
     );
     let msg = panics_with(|| multi::base64_offsets_into(b"0123", &[0i32, 5], &mut [[0; 24]; 1]));
     assert_eq!(
         msg,
-        "md5::multi::base64_offsets_into: offsets[1] = 5 is past the end of values (4 bytes)"
+        "md5x::multi::base64_offsets_into: offsets[1] = 5 is past the end of values (4 bytes)"
     );
     let msg = panics_with(|| multi::hex_offsets_into(b"0123", &[0i32, 4], &mut [[0; 32]; 2]));
     assert_eq!(
         msg,
-        "md5::multi::hex_offsets_into: 2 offsets make 1 rows, but there are 2 output slots"
+        "md5x::multi::hex_offsets_into: 2 offsets make 1 rows, but there are 2 output slots"
     );
 }
 
@@ -748,51 +746,11 @@ fn parallel_forms_match_serial() {
     let msg = panics_with(|| multi::par_digest_many_into(&["a"], &mut []));
     assert_eq!(
         msg,
-        "md5::multi::par_digest_many_into: 1 inputs but 0 output slots"
+        "md5x::multi::par_digest_many_into: 1 inputs but 0 output slots"
     );
     let msg = panics_with(|| multi::par_digest_offsets_into(b"ab", &[0u32, 3], &mut [[0; 16]]));
     assert_eq!(
         msg,
-        "md5::multi::par_digest_offsets_into: offsets[1] = 3 is past the end of values (2 bytes)"
+        "md5x::multi::par_digest_offsets_into: offsets[1] = 3 is past the end of values (2 bytes)"
     );
-}
-
-/// The rooms of `src/multi` import one way, as its `mod.rs` lays them out:
-/// `kernel/` nothing from `scheduler/`, `forms/`, `lanes.rs` or the
-/// hooks; `scheduler/` nothing from `forms/` or `lanes.rs`; the shared
-/// rooms (`state.rs`, `stream.rs`, `platform.rs`, `tuning.rs`) nothing
-/// from any room above them.
-#[test]
-fn multi_imports_go_one_way() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/multi");
-    let above = |room: &str| -> &[&str] {
-        match room {
-            "kernel" => &["scheduler", "forms", "lanes", "__bench"],
-            "scheduler" => &["forms", "lanes", "__bench"],
-            _ => &["kernel", "scheduler", "forms", "lanes", "__bench"],
-        }
-    };
-    let mut files: Vec<(String, std::path::PathBuf)> = Vec::new();
-    for room in ["kernel", "scheduler"] {
-        for entry in std::fs::read_dir(root.join(room)).unwrap() {
-            files.push((room.into(), entry.unwrap().path()));
-        }
-    }
-    for file in ["state.rs", "stream.rs", "platform.rs", "tuning.rs"] {
-        files.push(("shared".into(), root.join(file)));
-    }
-    assert!(files.len() > 30, "src/multi: {} files", files.len());
-    for (room, path) in files {
-        let text = std::fs::read_to_string(&path).unwrap();
-        // `super::` names `multi`'s rooms from a room's `mod.rs` or a
-        // shared file; from the others, the room's own files.
-        let own_super = room != "shared" && !path.ends_with("mod.rs");
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            for name in above(&room) {
-                let leaks = line.contains(&format!("multi::{name}"))
-                    || !own_super && line.contains(&format!("super::{name}"));
-                assert!(!leaks, "{}: imports {name}: {line}", path.display());
-            }
-        }
-    }
 }

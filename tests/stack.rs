@@ -11,9 +11,7 @@
 use md5::multi::{self, Lanes};
 use md5::{Digest, Md5};
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::Rng;
 
 /// The stack of each call of a plain form. Measured (x86_64, AVX-512
 /// kernel at two groups, the release profile): 57 to 66 KiB by entry
@@ -25,9 +23,9 @@ const STACK: usize = 80 << 10;
 
 /// [`STACK`], and 8 KiB more where the AVX-512 kernel runs four groups.
 fn plain_stack() -> usize {
-    match multi::__bench::kernels()
+    match multi::kernel_choice::kernels()
         .any(|k| k == "avx512")
-        .then(|| multi::__bench::Choice::new("avx512").tuning().groups)
+        .then(|| multi::kernel_choice::Choice::new("avx512").tuning().groups)
     {
         Some(4) => STACK + (8 << 10),
         _ => STACK,

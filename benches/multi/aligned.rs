@@ -15,7 +15,7 @@
 //! digests on small layouts of the same kinds.
 
 use super::{measure, Contender};
-use md5::multi::{__bench, Lanes};
+use md5::multi::{kernel_choice, Lanes};
 use md5::{Digest, Md5};
 use std::hint::black_box;
 
@@ -106,30 +106,30 @@ pub(super) fn run_all(timing: bool, only: &[String], contenders: &[Contender]) {
         name: "Lanes".into(),
         run: Box::new(lanes),
     }];
-    for kernel in __bench::kernels().filter(|&k| k == "avx2" || k == "avx512") {
+    for kernel in kernel_choice::kernels().filter(|&k| k == "avx2" || k == "avx512") {
         for &spread in &spreads {
-            let choice = __bench::Choice::new(kernel).stagger(spread);
+            let choice = kernel_choice::Choice::new(kernel).stagger(spread);
             all.push(Contender {
                 name: match spread {
                     1 => format!("{kernel}, lockstep"),
                     _ => format!("{kernel}, stagger {spread}"),
                 },
-                run: Box::new(move |msgs, out| __bench::digest_many_into(choice, msgs, out)),
+                run: Box::new(move |msgs, out| kernel_choice::digest_many_into(choice, msgs, out)),
             });
         }
     }
     // The AVX-512 kernel reading each block on its own, where its row reads
     // blocks that start inside a line as whole lines (the `vec` layout).
-    let avx512 = __bench::kernels().find(|&k| k == "avx512");
-    if let Some(choice) = avx512.map(__bench::Choice::new) {
+    let avx512 = kernel_choice::kernels().find(|&k| k == "avx512");
+    if let Some(choice) = avx512.map(kernel_choice::Choice::new) {
         if choice.tuning().avx512_whole_lines {
-            let choice = choice.tuned(__bench::Tuning {
+            let choice = choice.tuned(kernel_choice::Tuning {
                 avx512_whole_lines: false,
                 ..choice.tuning()
             });
             all.push(Contender {
                 name: "avx512, block by block".into(),
-                run: Box::new(move |msgs, out| __bench::digest_many_into(choice, msgs, out)),
+                run: Box::new(move |msgs, out| kernel_choice::digest_many_into(choice, msgs, out)),
             });
         }
     }

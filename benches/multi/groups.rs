@@ -6,14 +6,14 @@
 //! batch's throughput ratio to the rule's own counts.
 
 use super::{measure, Batch};
-use md5::multi::__bench;
+use md5::multi::kernel_choice;
 use std::hint::black_box;
 
 pub(super) fn run(batches: &[Batch]) {
-    if !__bench::kernels().any(|k| k == "avx512") {
+    if !kernel_choice::kernels().any(|k| k == "avx512") {
         return;
     }
-    let avx512 = __bench::Choice::new("avx512");
+    let avx512 = kernel_choice::Choice::new("avx512");
     let (rule, short) = (avx512.tuning().groups, avx512.tuning().short_groups);
     let most = avx512.max_lanes() / avx512.group_lanes();
     println!(
@@ -34,7 +34,7 @@ pub(super) fn run(batches: &[Batch]) {
                     g => avx512.groups(g),
                 };
                 Box::new(move || {
-                    __bench::digest_many_into(kernel, black_box(msgs), out);
+                    kernel_choice::digest_many_into(kernel, black_box(msgs), out);
                     black_box(&out);
                 }) as Box<dyn FnMut() + '_>
             })

@@ -5,7 +5,7 @@
 
 use super::tune::{mark, pick, time_runs, Equal};
 use super::Spread;
-use md5::multi::__bench::{self, Choice, Stagger, Tuning};
+use md5::multi::kernel_choice::{self, Choice, Stagger, Tuning};
 
 /// One cell of the stagger table: the spreads timed (the aligned layout
 /// under each) and the one the row in force gives.
@@ -38,7 +38,7 @@ pub(super) fn stagger(base: Choice, name: &str, now: Stagger) -> Stagger {
         let mut row = Vec::new();
         for len in STAGGER_LENS {
             let blocks = len / 64;
-            let in_force = __bench::stagger_spread(now, lanes, blocks, shift > 0);
+            let in_force = kernel_choice::stagger_spread(now, lanes, blocks, shift > 0);
             let mut spreads = vec![1, 4, 8, 16, lanes.min(32), in_force];
             spreads.sort_unstable();
             spreads.dedup();
@@ -100,7 +100,7 @@ pub(super) fn stagger(base: Choice, name: &str, now: Stagger) -> Stagger {
             let (mut wins, mut product) = (false, 1.0);
             for (row, (_, shift)) in cells.iter().zip(LAYOUTS) {
                 for (c, len) in row.iter().zip(STAGGER_LENS) {
-                    let s = __bench::stagger_spread(fit, lanes, len / 64, shift > 0);
+                    let s = kernel_choice::stagger_spread(fit, lanes, len / 64, shift > 0);
                     let (t, old) = (c.at(s)?, c.at(c.in_force)?);
                     if old.beats(t) {
                         return None;

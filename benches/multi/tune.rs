@@ -46,7 +46,7 @@
 
 use super::stagger_table::stagger;
 use super::{measure_spread, Spread};
-use md5::multi::__bench::{self, Choice, Stagger, Tuning};
+use md5::multi::kernel_choice::{self, Choice, Stagger, Tuning};
 use std::hint::black_box;
 
 /// `count` messages of `len` bytes, `gap` bytes apart from `shift` bytes
@@ -91,7 +91,7 @@ pub(super) fn time_runs(base: Choice, runs: &[(Tuning, &[&[u8]])]) -> Vec<Spread
         .map(|(out, &(row, msgs))| {
             let kernel = base.tuned(row);
             Box::new(move || {
-                __bench::digest_many_into(kernel, black_box(msgs), out);
+                kernel_choice::digest_many_into(kernel, black_box(msgs), out);
                 black_box(&out);
             }) as Box<dyn FnMut() + '_>
         })
@@ -332,9 +332,9 @@ fn avx2(now: Tuning, row: &mut Tuning) {
 }
 
 pub(super) fn run() {
-    let cpu = __bench::Platform::detect();
+    let cpu = kernel_choice::Platform::detect();
     let now = cpu.tuning();
-    let kernels: Vec<&str> = __bench::kernels().collect();
+    let kernels: Vec<&str> = kernel_choice::kernels().collect();
     let (has512, has2) = (kernels.contains(&"avx512"), kernels.contains(&"avx2"));
     println!(
         "\ntune: {:?} row (family {:#x} model {:#x}); kernels {kernels:?}",

@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
     let got = etag::multipart(&msg, part_size).map(|e| e.to_string());
     assert_eq!(got, want, "{len} bytes in parts of {part_size}");
     for kernel in md5_fuzz::kernels(data) {
-        let got = etag::__bench::multipart(kernel, &msg, part_size).map(|e| e.to_string());
+        let got = etag::kernel_choice::multipart(kernel, &msg, part_size).map(|e| e.to_string());
         assert_eq!(
             got, want,
             "kernel {kernel}: {len} bytes in parts of {part_size}"

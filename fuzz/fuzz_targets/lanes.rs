@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let kernel = md5_fuzz::kernels(data)
         .last()
         .expect("the portable kernel at least");
-    let mut lanes = md5::multi::__bench::lanes_with(kernel, count);
+    let mut lanes = md5::multi::kernel_choice::lanes_with(kernel, count);
     let mut refs = vec![Md5::new(); count];
     let mut left = BUDGET;
     for op in ops {

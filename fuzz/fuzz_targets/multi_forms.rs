@@ -11,7 +11,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use md5::multi::{self, __bench};
+use md5::multi::{self, kernel_choice};
 use md5_fuzz::{fill, one_kernel, soft_digest, Cursor};
 
 /// A length from a selector byte and a value: short rows mostly, the
@@ -31,8 +31,12 @@ fn length(sel: u8, v: u16) -> usize {
 
 /// Runs the offsets form with offsets of type `O`, with the build's kernel
 /// and `kernel`.
-fn check_offsets<O>(values: &[u8], offsets: &[usize], want: &[[u8; 16]], kernel: __bench::Choice)
-where
+fn check_offsets<O>(
+    values: &[u8],
+    offsets: &[usize],
+    want: &[[u8; 16]],
+    kernel: kernel_choice::Choice,
+) where
     O: multi::Offset + TryFrom<usize>,
     <O as TryFrom<usize>>::Error: core::fmt::Debug,
 {
@@ -41,7 +45,7 @@ where
     multi::digest_offsets_into(values, &offsets, &mut out);
     assert_eq!(out, want, "offsets {}", core::any::type_name::<O>());
     out.fill([0; 16]);
-    __bench::digest_offsets_into(kernel, values, &offsets, &mut out);
+    kernel_choice::digest_offsets_into(kernel, values, &offsets, &mut out);
     assert_eq!(
         out,
         want,
@@ -142,9 +146,9 @@ fuzz_target!(|data: &[u8]| {
             );
             out.fill([0; 16]);
             if suffix {
-                __bench::digest_many_suffixed_into(kernel, &msgs, affix, &mut out);
+                kernel_choice::digest_many_suffixed_into(kernel, &msgs, affix, &mut out);
             } else {
-                __bench::digest_many_prefixed_into(kernel, affix, &msgs, &mut out);
+                kernel_choice::digest_many_prefixed_into(kernel, affix, &msgs, &mut out);
             }
             assert_eq!(
                 out, want,
@@ -176,7 +180,7 @@ fuzz_target!(|data: &[u8]| {
             multi::digest_pieces_into(&lists, &mut out);
             assert_eq!(out, want, "pieces, lengths {lens:?}");
             out.fill([0; 16]);
-            __bench::digest_pieces_into(kernel, &lists, &mut out);
+            kernel_choice::digest_pieces_into(kernel, &lists, &mut out);
             assert_eq!(out, want, "kernel {kernel}, pieces, lengths {lens:?}");
             want
         }

@@ -41,10 +41,10 @@ impl<'a> Cursor<'a> {
 /// Every kernel the CPU has, the AVX-512 one at 1 to 4 groups (16 to 64
 /// lanes), chosen by the input's length so that its bytes parse as they
 /// always have: the targets meet every width that kernel can have.
-pub fn kernels(data: &[u8]) -> impl Iterator<Item = md5::multi::__bench::Choice> {
+pub fn kernels(data: &[u8]) -> impl Iterator<Item = md5::multi::kernel_choice::Choice> {
     let groups = 1 + data.len() % 4;
-    md5::multi::__bench::kernels().map(move |name| {
-        let choice = md5::multi::__bench::Choice::new(name);
+    md5::multi::kernel_choice::kernels().map(move |name| {
+        let choice = md5::multi::kernel_choice::Choice::new(name);
         match name {
             "avx512" => choice.groups(groups),
             _ => choice,
@@ -56,8 +56,8 @@ pub fn kernels(data: &[u8]) -> impl Iterator<Item = md5::multi::__bench::Choice>
 /// the one the build selects, chosen by the input's length: one kernel an
 /// execution, not all of them, keeps executions cheap, and the inputs of a
 /// run meet every kernel at every AVX-512 width.
-pub fn one_kernel(data: &[u8]) -> md5::multi::__bench::Choice {
-    let count = md5::multi::__bench::kernels().count();
+pub fn one_kernel(data: &[u8]) -> md5::multi::kernel_choice::Choice {
+    let count = md5::multi::kernel_choice::kernels().count();
     kernels(data)
         .nth(data.len() / 4 % count)
         .expect("every CPU has the portable kernel")
@@ -83,20 +83,20 @@ pub fn fill(pool: &[u8], len: usize) -> Vec<u8> {
     out
 }
 
-/// MD5 of `msg` from `md5::__soft_compress` and RFC 1321's padding, written
+/// MD5 of `msg` from `md5x_block::soft::compress` and RFC 1321's padding, written
 /// out here: the oracle for everything that is not the soft backend itself.
 /// The whole blocks are read in place; only the padded tail is copied.
 pub fn soft_digest(msg: &[u8]) -> [u8; 16] {
     let mut state = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
     let (whole, tail) = msg.as_chunks::<64>();
-    md5::__soft_compress(&mut state, whole);
+    md5x_block::soft::compress(&mut state, whole);
     // The tail, the marker, zeros to 56 bytes into a block, the bit length.
     let mut padded = [0u8; 128];
     padded[..tail.len()].copy_from_slice(tail);
     padded[tail.len()] = 0x80;
     let end = if tail.len() < 56 { 64 } else { 128 };
     padded[end - 8..end].copy_from_slice(&((msg.len() as u64).wrapping_mul(8)).to_le_bytes());
-    md5::__soft_compress(&mut state, &padded.as_chunks::<64>().0[..end / 64]);
+    md5x_block::soft::compress(&mut state, &padded.as_chunks::<64>().0[..end / 64]);
     let mut out = [0; 16];
     for (o, w) in out.chunks_exact_mut(4).zip(state) {
         o.copy_from_slice(&w.to_le_bytes());

@@ -16,15 +16,18 @@ use std::process::Command;
 
 const MIB: usize = 1 << 20;
 
-#[path = "common/etag_oracle.rs"]
-mod etag_oracle;
+use md5x_testkit::etag::s3transfer_part_size;
+
+/// md5x's one-shot digest, the MD5 of the ETag oracle.
+fn md5(data: &[u8]) -> [u8; 16] {
+    use md5x::Digest as _;
+    md5x::Md5::digest(data).into()
+}
 
 /// S3's formula written out: the MD5 of the parts' MD5s, and the count.
 fn composed(data: &[u8], part_size: usize) -> String {
-    etag_oracle::composed::<md5x::Md5>(data, part_size)
+    md5x_testkit::etag::composed(md5, data, part_size)
 }
-
-use etag_oracle::{s3transfer_part_size, zeros_composed};
 
 /// The ETag the AWS CLI's rule gives: the MD5 below one part, else
 /// [`composed`].
@@ -357,7 +360,10 @@ fn sparse_files_past_10000_parts() {
             .unwrap();
         let p = s3transfer_part_size(part, len);
         assert_eq!(p, 2 * part);
-        let want = format!("{}  {name}\n", zeros_composed::<md5x::Md5>(len, p));
+        let want = format!(
+            "{}  {name}\n",
+            md5x_testkit::etag::zeros_composed(md5, len, p)
+        );
         assert!(want.contains("-5001  "));
         let size = format!("--etag={}MB", part >> 20);
         let r = run(&t, &[&size, name], b"");
@@ -503,7 +509,10 @@ fn jobs_bound_the_etag_threads() {
         .unwrap()
         .set_len(LEN)
         .unwrap();
-    let want = format!("{}  sparse\n", zeros_composed::<md5x::Md5>(LEN, 256 << 10));
+    let want = format!(
+        "{}  sparse\n",
+        md5x_testkit::etag::zeros_composed(md5, LEN, 256 << 10)
+    );
     for _ in 0..5 {
         let mut child = Command::new(OURS)
             .args(["-j", "1", "--etag=256K", "sparse"])

@@ -6,9 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "common/spawn.rs"]
-mod spawn;
-use spawn::spawn_and_collect;
+use md5x_testkit::spawn::spawn_and_collect;
 
 const OURS: &str = env!("CARGO_BIN_EXE_md5sum");
 const ABC: &str = "900150983cd24fb0d6963f7d28e17f72";

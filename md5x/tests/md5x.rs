@@ -1,7 +1,8 @@
 //! The API under the `md5x` name: each public module a dependent reaches
 //! through `md5x::`, against RFC 1321's known answers and S3's ETag
-//! formula written out. The implementation itself is tested by the root
-//! package, which compiles the same sources.
+//! formula written out. The unit tests are in `src/`; the root package's
+//! tests (`tests/` at the repository root) run the whole library through
+//! its re-exports under md-5's name.
 
 use hex_literal::hex;
 use md5x::{Digest, Md5};

@@ -10,7 +10,7 @@
 use core::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use md5::multi::{
     self,
-    __bench::{Choice, Tuning},
+    kernel_choice::{Choice, Tuning},
 };
 
 /// The AVX-512 groups and the stagger spread `run.py` asked for (0: the
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn guest_digest_many(msgs: *const Msg, n: usize, out: *mut
             core::slice::from_raw_parts_mut(out, n),
         )
     };
-    multi::__bench::digest_many_into(choice(), msgs, out);
+    multi::kernel_choice::digest_many_into(choice(), msgs, out);
 }
 
 /// `md5::multi::digest_offsets_into` over the column of `values` (`len`
@@ -142,7 +142,7 @@ pub unsafe extern "C" fn guest_digest_offsets(
             core::slice::from_raw_parts_mut(out, n),
         )
     };
-    multi::__bench::digest_offsets_into(choice(), values, offsets, out);
+    multi::kernel_choice::digest_offsets_into(choice(), values, offsets, out);
 }
 
 /// `md5::multi::hex_into` (if `base64` is 0, with 32 bytes a slot) or
@@ -195,9 +195,9 @@ pub unsafe extern "C" fn guest_digest_affixed(
         )
     };
     if prefix != 0 {
-        multi::__bench::digest_many_prefixed_into(choice(), affix, msgs, out);
+        multi::kernel_choice::digest_many_prefixed_into(choice(), affix, msgs, out);
     } else {
-        multi::__bench::digest_many_suffixed_into(choice(), msgs, affix, out);
+        multi::kernel_choice::digest_many_suffixed_into(choice(), msgs, affix, out);
     }
 }
 
@@ -232,7 +232,7 @@ pub unsafe extern "C" fn guest_lanes(
             core::slice::from_raw_parts(fin, 2 * rounds),
         )
     };
-    let mut lanes = multi::__bench::lanes_with(choice(), count);
+    let mut lanes = multi::kernel_choice::lanes_with(choice(), count);
     let mut at = [0usize; multi::Lanes::MAX];
     let mut chunks: [&[u8]; multi::Lanes::MAX] = [&[]; multi::Lanes::MAX];
     let mut written = 0;

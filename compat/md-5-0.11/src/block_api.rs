@@ -1,10 +1,9 @@
 //! The block-level MD5 core and compression function, as in `md-5` 0.11.0.
 
-// `Md5Core` and its trait impls that read the same in `digest` 0.10 are in
-// `md5_core.rs`, a link to the root package's file. This module imports
-// digest 0.11's traits for it (`md5_core.rs` takes their names and
-// `as_blocks` from here) and adds what only 0.11 has: `Drop` and zeroizing,
-// serialization, and the public `compress`.
+// `Md5Core` over md5x-block's compression function, with what digest 0.11
+// has beyond 0.10: `Drop` and zeroizing, serialization, and the public
+// `compress`.
+use core::{fmt, slice::from_ref};
 use digest::{
     array::Array,
     block_api::{
@@ -12,13 +11,87 @@ use digest::{
         OutputSizeUser, Reset, UpdateCore,
     },
     common::hazmat::{DeserializeStateError, SerializableState, SerializedState},
-    typenum::{U16, U24},
+    typenum::{Unsigned, U16, U24, U64},
+    HashMarker, Output,
 };
 
-#[path = "md5_core.rs"]
-mod md5_core;
+/// Core MD5 hasher state: the chaining value and the count of blocks
+/// compressed so far. Most users want [`Md5`](crate::Md5), which adds the
+/// buffer.
+#[derive(Clone)]
+pub struct Md5Core {
+    pub(crate) block_len: u64,
+    pub(crate) state: [u32; 4],
+}
 
-pub use md5_core::Md5Core;
+impl HashMarker for Md5Core {}
+
+impl BlockSizeUser for Md5Core {
+    type BlockSize = U64;
+}
+
+impl BufferKindUser for Md5Core {
+    type BufferKind = Eager;
+}
+
+impl OutputSizeUser for Md5Core {
+    type OutputSize = U16;
+}
+
+impl UpdateCore for Md5Core {
+    #[inline]
+    fn update_blocks(&mut self, blocks: &[Block<Self>]) {
+        self.block_len = self.block_len.wrapping_add(blocks.len() as u64);
+        md5x_block::compress(&mut self.state, as_blocks(blocks));
+    }
+}
+
+impl FixedOutputCore for Md5Core {
+    #[inline]
+    fn finalize_fixed_core(&mut self, buffer: &mut Buffer<Self>, out: &mut Output<Self>) {
+        let bit_len = self
+            .block_len
+            .wrapping_mul(Self::BlockSize::U64)
+            .wrapping_add(buffer.get_pos() as u64)
+            .wrapping_mul(8);
+        let mut s = self.state;
+        buffer.len64_padding_le(bit_len, |b| {
+            md5x_block::compress(&mut s, as_blocks(from_ref(b)));
+        });
+        for (chunk, v) in out.chunks_exact_mut(4).zip(s.iter()) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+impl Default for Md5Core {
+    #[inline]
+    fn default() -> Self {
+        Self {
+            block_len: 0,
+            state: md5x_block::consts::STATE_INIT,
+        }
+    }
+}
+
+impl Reset for Md5Core {
+    #[inline]
+    fn reset(&mut self) {
+        *self = Default::default();
+    }
+}
+
+impl AlgorithmName for Md5Core {
+    fn write_alg_name(f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Md5")
+    }
+}
+
+impl fmt::Debug for Md5Core {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Md5Core { ... }")
+    }
+}
 
 /// `blocks` as the `[u8; 64]` blocks the backends take, without a copy.
 #[inline(always)]
@@ -87,5 +160,5 @@ impl SerializableState for Md5Core {
 /// ```
 #[inline]
 pub fn compress(state: &mut [u32; 4], blocks: &[[u8; 64]]) {
-    crate::compress::compress(state, blocks);
+    md5x_block::compress(state, blocks);
 }

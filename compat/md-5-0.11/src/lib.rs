@@ -1,10 +1,11 @@
 //! An implementation of the [MD5][1] hash function: a faster drop-in
 //! replacement for RustCrypto's `md-5` 0.11 (`digest` 0.11 traits).
 //!
-//! It has the API of `md-5` 0.11.0 and compiles the compression backends of
-//! the `md-5` 0.10 package in the same repository (the same source files), so
-//! both major versions of the crate in one dependency tree get the same speed,
-//! and a tree that holds only this version gains no other package.
+//! It has the API of `md-5` 0.11.0 over the compression backends of
+//! [`md5x_block`], which the `md-5` 0.10 drop-in of the same repository runs
+//! too, so both major versions of the crate in one dependency tree get the
+//! same speed. md5x-block depends on no `digest`: a tree that holds only
+//! this version gains that one package.
 //!
 //! MD5 is broken for security: collisions take seconds on a laptop. Use it
 //! only where a protocol or format asks for it (checksums, ETags, HTTP digest
@@ -41,8 +42,8 @@
 //!
 //! # Backends
 //!
-//! The compression function is picked as in the `md-5` 0.10 package of this
-//! repository, from the same sources (see [`backend`]). Build with
+//! The compression function is md5x-block's, picked as in the `md-5` 0.10
+//! package of this repository (see [`backend`]). Build with
 //! `RUSTFLAGS='--cfg md5_backend="soft"'` to use the portable Rust code
 //! everywhere, as with `md-5` 0.11.0.
 //!
@@ -51,23 +52,11 @@
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
-#![deny(
-    unsafe_code,
-    unsafe_op_in_unsafe_fn,
-    clippy::undocumented_unsafe_blocks
-)]
+#![forbid(unsafe_code)]
 
 pub use digest::{self, Digest};
 
 pub mod block_api;
-// The backends, shared with the md-5 0.10 package at the repository root:
-// `compress.rs`, `compress/` and `consts.rs` are symbolic links to its
-// `src/`, which `cargo package` stores as plain files. The asm backends are
-// the only unsafe code in this package; each block carries its SAFETY note.
-// Not every item there is used by every package that compiles it.
-#[allow(unsafe_code, dead_code)]
-mod compress;
-mod consts;
 
 digest::buffer_fixed!(
     /// MD5 hasher state.
@@ -79,11 +68,11 @@ digest::buffer_fixed!(
 /// Names the compression backend this build runs: `"soft"` (portable Rust)
 /// or the name of an architecture-specific backend.
 ///
-/// It is the same choice, from the same sources, as in the `md-5` 0.10
-/// package of this repository. Equal digests cannot show which code ran; this
+/// It is md5x-block's choice, the same as in the `md-5` 0.10 package of
+/// this repository. Equal digests cannot show which code ran; this
 /// can.
 pub const fn backend() -> &'static str {
-    compress::backend()
+    md5x_block::backend()
 }
 
 /// Computes the MD5 digest of `data` in a `const` context.
@@ -96,7 +85,7 @@ pub const fn backend() -> &'static str {
 /// assert_eq!(EMPTY, hex_literal::hex!("d41d8cd98f00b204e9800998ecf8427e"));
 /// ```
 pub const fn const_digest(data: &[u8]) -> [u8; 16] {
-    compress::soft::digest(data)
+    md5x_block::soft::digest(data)
 }
 
 /// Runs the README's Rust examples as doc tests.

@@ -8,15 +8,9 @@ use digest::{
 use hex_literal::hex;
 use md5::{block_api::Md5Core, Digest, Md5};
 
-#[path = "common/backend.rs"]
-mod backend;
-#[path = "common/differential.rs"]
-mod differential;
-#[path = "common/rfc_cases.rs"]
-mod rfc_cases;
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::{rfc as rfc_cases, Rng};
+
+md5x_testkit::digest_differential!();
 
 // `data/md5_kat.blb`: the RFC 1321 suite, then lengths 0..=130 and a few
 // longer ones, written by `data/gen_vectors.py` at the repository root from
@@ -52,13 +46,13 @@ fn rand_16mib() {
 /// Random messages split into random `update` calls, against md-5 0.11.0.
 #[test]
 fn matches_upstream_in_random_pieces() {
-    differential::random_pieces_match::<Md5, upstream::Md5>(&mut Rng(0x5eed_1101));
+    random_pieces_match::<Md5, upstream::Md5>(&mut Rng(0x5eed_1101));
 }
 
 #[test]
 fn every_length_matches_upstream() {
     let msg = Rng(0x5eed_1102).bytes(1024);
-    differential::every_length_matches::<Md5, upstream::Md5>(&msg);
+    every_length_matches::<Md5, upstream::Md5>(&msg);
     for n in 0..=msg.len() {
         let want = upstream::Md5::digest(&msg[..n]);
         assert_eq!(md5::const_digest(&msg[..n]), want.0, "length {n}");
@@ -368,5 +362,5 @@ fn zeroize_on_drop() {
 #[test]
 fn backend_is_the_expected_one() {
     println!("md5::backend() = {}", md5::backend());
-    assert_eq!(md5::backend(), backend::expected());
+    assert_eq!(md5::backend(), md5x_testkit::backend::expected(false));
 }

@@ -1,17 +1,5 @@
-// The md5 0.7 and 0.8 packages share this file (`compat/md5-0.7/src/lib.rs`
-// is a link to it) and `state.rs`; `release.rs`, each package's own, holds
-// what the two releases' APIs spell differently. It is included into this
-// module, not a module of its own: rustc names an inherent method by its
-// type's path (`md5::Context::compute`, as in the releases' own messages)
-// only when the impl sits in the module that defines the type.
-
-#![doc = concat!(
-    "The [MD5] hash function, with the API of the `md5` crate ",
-    env!("CARGO_PKG_VERSION_MAJOR"),
-    ".",
-    env!("CARGO_PKG_VERSION_MINOR"),
-    ": a faster\ndrop-in replacement for it."
-)]
+//! The [MD5] hash function, with the API of the `md5` crate 0.8: a faster
+//! drop-in replacement for it.
 //!
 //! ## Example
 //!
@@ -25,11 +13,8 @@
 //! assert_eq!(md5::Digest::from(context), digest);
 //! ```
 //!
-//! A [`Context`] also finishes by a method, named as in the release this
-//! package replaces: `compute` in md5 0.7, `finalize` in 0.8.
-//!
-//! It compiles the compression backends of the `md-5` package in the same
-//! repository (per-architecture inline asm, from the same source files) and
+//! It runs the compression backends of [`md5x_block`] (per-architecture
+//! inline asm), as the `md-5` drop-ins of the same repository do, and
 //! depends on no `digest` crate.
 //!
 //! ## Security warning
@@ -42,39 +27,24 @@
 
 #![no_std]
 #![warn(missing_docs, rust_2018_idioms, unreachable_pub)]
-#![deny(
-    unsafe_code,
-    unsafe_op_in_unsafe_fn,
-    clippy::undocumented_unsafe_blocks
-)]
+#![forbid(unsafe_code)]
 
 #[cfg(feature = "std")]
 extern crate std;
 
-// The backends, shared with the md-5 package at the repository root:
-// `compress.rs`, `compress/` and `consts.rs` are symbolic links to its
-// `src/`, which `cargo package` stores as plain files. The asm backends are
-// the only unsafe code in this package; each block carries its SAFETY note.
-// Not every item there is used by every package that compiles it.
-#[allow(unsafe_code, dead_code)]
-mod compress;
-mod consts;
-mod state;
+mod digest;
 
-pub use state::Digest;
+pub use digest::Digest;
 
 /// A context.
 #[derive(Clone)]
-pub struct Context(state::State);
+pub struct Context(md5x_block::State);
 
 impl Context {
     /// Create a context for computing a digest.
-    // md5 0.7 has no `Default` for `Context`, so that package has none
-    // either; md5 0.8's is in its `release.rs`.
-    #[allow(clippy::new_without_default)]
     #[inline]
     pub fn new() -> Context {
-        Context(state::State::new())
+        Context(md5x_block::State::new())
     }
 
     /// Consume data.
@@ -82,12 +52,25 @@ impl Context {
     pub fn consume<T: AsRef<[u8]>>(&mut self, data: T) {
         self.0.update(data.as_ref());
     }
+
+    /// Finalize and return the digest.
+    #[inline]
+    pub fn finalize(self) -> Digest {
+        Digest(self.0.finalize())
+    }
+
+    /// Finalize and return the digest.
+    #[deprecated(since = "0.8.0", note = "Use `finalize`.")]
+    #[inline]
+    pub fn compute(self) -> Digest {
+        self.finalize()
+    }
 }
 
 impl From<Context> for Digest {
     #[inline]
     fn from(context: Context) -> Digest {
-        context.0.finalize()
+        Digest(context.0.finalize())
     }
 }
 
@@ -105,14 +88,19 @@ impl std::io::Write for Context {
     }
 }
 
-include!("release.rs");
+impl Default for Context {
+    #[inline]
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 /// Compute the digest of data.
 #[inline]
 pub fn compute<T: AsRef<[u8]>>(data: T) -> Digest {
     let mut context = Context::new();
     context.consume(data);
-    context.0.finalize()
+    context.finalize()
 }
 
 /// Runs the README's Rust examples as doc tests.

@@ -2,9 +2,7 @@
 //! `Default` for `Context`, and `finalize`, with `compute` kept as a
 //! deprecated name for it.
 
-#[path = "common/rng.rs"]
-mod rng;
-use rng::Rng;
+use md5x_testkit::Rng;
 
 #[test]
 fn default_context_and_deprecated_compute() {

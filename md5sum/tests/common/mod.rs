@@ -8,8 +8,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-mod spawn;
-pub use spawn::spawn_and_collect;
+pub use md5x_testkit::spawn::spawn_and_collect;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub const OURS: &str = env!("CARGO_BIN_EXE_md5sum");
@@ -147,10 +146,7 @@ pub fn have(cmd: &str) -> bool {
     found
 }
 
-/// The tests' seeded pseudo-random numbers, the root package's.
-#[path = "rng.rs"]
-mod rng;
-pub(crate) use rng::Rng;
+pub(crate) use md5x_testkit::Rng;
 
 /// Deterministic pseudo-random bytes.
 pub fn noise(len: usize, state: u64) -> Vec<u8> {

@@ -1,1 +1,0 @@
-../../../../tests/common/rfc_cases.rs

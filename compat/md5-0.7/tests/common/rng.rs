@@ -1,1 +1,0 @@
-../../../../tests/common/rng.rs

@@ -1,1 +1,0 @@
-../../md5-0.8/tests/vectors.rs

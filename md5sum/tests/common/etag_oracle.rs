@@ -1,1 +1,0 @@
-../../../tests/common/etag_oracle.rs
