@@ -347,7 +347,7 @@ fn the_circle_finder_finds_circles() {
 /// The rooms of md5x's `src/multi` import one way, as its `mod.rs` lays them out:
 /// `kernel/` nothing from `scheduler/`, `forms/`, `lanes.rs` or the
 /// hooks; `scheduler/` nothing from `forms/` or `lanes.rs`; the shared
-/// rooms (`state.rs`, `stream.rs`, `platform.rs`, `tuning.rs`) nothing
+/// rooms (`lane_state.rs`, `past_cache.rs`, `platform.rs`, `tuning.rs`) nothing
 /// from any room above them.
 #[test]
 fn multi_imports_go_one_way() {
@@ -365,7 +365,7 @@ fn multi_imports_go_one_way() {
             files.push((room.into(), entry.unwrap().path()));
         }
     }
-    for file in ["state.rs", "stream.rs", "platform.rs", "tuning.rs"] {
+    for file in ["lane_state.rs", "past_cache.rs", "platform.rs", "tuning.rs"] {
         files.push(("shared".into(), root.join(file)));
     }
     assert!(files.len() > 30, "src/multi: {} files", files.len());

@@ -17,7 +17,7 @@
 //! thread reading for another. The figures: benches/RESULTS.md, "S3
 //! multipart ETags".
 
-use super::read::{check_end, for_each_read, read_exact_at, Positional, WrongLength};
+use super::file_reads::{check_end, for_each_read, read_exact_at, Positional, WrongLength};
 use super::{checked_parts, Composer, Etag, EtagHasher, UploadRule, MAX_PARTS};
 use crate::control::Control;
 use crate::multi::{self, Lanes};

@@ -86,10 +86,10 @@
 mod buffer;
 #[cfg(feature = "std")]
 pub(crate) mod file;
+#[cfg(feature = "std")]
+mod file_reads;
 mod hasher;
 mod parse;
-#[cfg(feature = "std")]
-mod read;
 mod rule;
 mod upload;
 

@@ -4,7 +4,7 @@
 #[cfg(feature = "std")]
 use super::file::{hash_file, Rule, Shape};
 #[cfg(feature = "std")]
-use super::read::for_each_read;
+use super::file_reads::for_each_read;
 use super::{Etag, EtagHasher, PartsError, UploadRule, MAX_PARTS};
 #[cfg(feature = "std")]
 use crate::control::Control;

@@ -8,9 +8,9 @@
 //! ([`hash_stream`]), or handed back for the caller's thread.
 
 use super::fds::{open_waiting, Opened};
+use super::fill::{buffer_for, read_whole};
 use super::open::open_stream;
 use super::policy::{Probe, ReadPolicy, Route};
-use super::read::{buffer_for, read_whole};
 use super::turn::Ticket;
 use super::{fill, fill_until, hash_long, hash_stream, Control, LongInput, SMALL_MAX};
 use crate::multi;

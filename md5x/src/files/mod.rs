@@ -72,23 +72,23 @@
 
 mod claim;
 mod fds;
+mod fill;
 mod in_order;
-mod lanes;
+mod long_inputs;
 mod open;
 mod policy;
 mod pool;
-mod read;
-mod stream;
+mod read_ahead;
 mod turn;
 
 pub use crate::cache_hints::{drop_cached, will_need};
 pub use crate::control::{Control, Stopped};
 pub use fds::{open_waiting, with_descriptor, Opened};
+pub use fill::{fill, fill_until};
 pub use in_order::{hash_in_order, Event, Job, Panicked};
-pub use lanes::{hash_long, LongInput};
+pub use long_inputs::{hash_long, LongInput};
 pub use policy::{PlainReads, Probe, ReadPolicy, Route};
-pub use read::{fill, fill_until};
-pub use stream::hash_stream;
+pub use read_ahead::hash_stream;
 
 use crate::etag::{self, Etag, UploadRule};
 use core::fmt;

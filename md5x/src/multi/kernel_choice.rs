@@ -6,10 +6,10 @@ use super::forms::check_out;
 use super::forms::offsets::{Offset, Offsets};
 use super::forms::pieces::{PieceLists, Prefixed, Suffixed};
 use super::kernel::{Isa, Kernel};
+use super::lane_state::{BlockPtrs, LaneStates, MAX_LANES};
 use super::lanes::Lanes;
 use super::scheduler::digest_batch;
 use super::scheduler::source::Slices;
-use super::state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::marker::PhantomData;
 
 pub use super::platform::{Family, Platform};

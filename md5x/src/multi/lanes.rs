@@ -2,9 +2,9 @@
 //! and call.
 
 use crate::multi::kernel::Kernel;
+use crate::multi::lane_state::{BlockPtrs, LaneStates, MAX_LANES};
 use crate::multi::scheduler::single::finish_single;
 use crate::multi::scheduler::stagger;
-use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
 use md5x_block::consts::STATE_INIT;
 
 /// The most streams one [`Lanes`] holds: the widest kernel's lanes

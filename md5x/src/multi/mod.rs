@@ -139,8 +139,8 @@
 //! * `platform.rs`: the CPU as one value, read once (every `cpufeatures`
 //!   check is there); `tuning.rs`: every number a speed rule uses, a row
 //!   per CPU family, and the rule that turns a set's shape into how it
-//!   runs; `state.rs`: the lanes' chaining values and block pointers, and
-//!   where a batch starts from, which every room shares; `stream.rs`:
+//!   runs; `lane_state.rs`: the lanes' chaining values and block pointers, and
+//!   where a batch starts from, which every room shares; `past_cache.rs`:
 //!   outputs too large for the caches written past them, and lines asked
 //!   for ahead;
 //! * `kernel_choice.rs`: hidden hooks for `benches/multi/main.rs`, the tests, the fuzz
@@ -149,11 +149,11 @@
 
 mod forms;
 mod kernel;
+mod lane_state;
 mod lanes;
+mod past_cache;
 mod platform;
 mod scheduler;
-mod state;
-mod stream;
 mod tuning;
 
 /// Not API: the kernel-choice hooks of this repository's tests, benches,

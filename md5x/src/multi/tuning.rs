@@ -24,7 +24,7 @@ pub(crate) const BUCKET_MIN_ROWS: usize = 256;
 pub(crate) const STREAM_FROM_MEMORY_BYTES: usize = 6 << 20;
 
 /// Outputs of at least this many bytes a call are written past the caches
-/// (`stream.rs`): smaller ones a plain store leaves in L2, where the next
+/// (`past_cache.rs`): smaller ones a plain store leaves in L2, where the next
 /// reader finds them.
 pub(crate) const PAST_CACHE_BYTES: usize = 4 << 20;
 

@@ -31,8 +31,8 @@ const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwx
 /// ```
 pub fn base64_into(digests: &[[u8; 16]], out: &mut [[u8; 24]]) {
     super::check_out("base64_into", digests.len(), out.len());
-    match crate::multi::stream::past_cache(size_of_val(out)) {
-        true => crate::multi::stream::encode_past_cache(digests, out, encode_all),
+    match crate::multi::past_cache::past_cache(size_of_val(out)) {
+        true => crate::multi::past_cache::encode_past_cache(digests, out, encode_all),
         false => encode_all(digests, out),
     }
 }

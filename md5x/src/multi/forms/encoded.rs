@@ -7,8 +7,8 @@
 use super::offsets::{Offset, Offsets};
 use super::{base64, hex};
 use crate::multi::kernel::Kernel;
+use crate::multi::past_cache;
 use crate::multi::scheduler::digest_batch;
-use crate::multi::stream;
 
 /// Rows a chunk: 64 KiB of digests, in L2 with the chunk's output. Enough
 /// rows that a chunk's short-row buckets (`scheduler/buckets.rs`, which
@@ -98,7 +98,7 @@ fn by_chunks<O: Offset, const N: usize>(
     encode: fn(&[[u8; 16]], &mut [[u8; N]]),
 ) {
     let kernel = Kernel::detect();
-    let past_cache = stream::past_cache(size_of_val(out));
+    let past_cache = past_cache::past_cache(size_of_val(out));
     #[cfg(feature = "std")]
     let mut digests = std::vec![[0u8; 16]; CHUNK.min(out.len())];
     #[cfg(not(feature = "std"))]
@@ -108,7 +108,7 @@ fn by_chunks<O: Offset, const N: usize>(
         let digests = &mut digests[..out.len()];
         digest_batch(kernel, &rows.sub(at..at + out.len()), digests);
         match past_cache {
-            true => stream::encode_past_cache(digests, out, encode),
+            true => past_cache::encode_past_cache(digests, out, encode),
             false => encode(digests, out),
         }
     }

@@ -19,8 +19,8 @@
 /// ```
 pub fn hex_into(digests: &[[u8; 16]], out: &mut [[u8; 32]]) {
     super::check_out("hex_into", digests.len(), out.len());
-    match crate::multi::stream::past_cache(size_of_val(out)) {
-        true => crate::multi::stream::encode_past_cache(digests, out, encode_all),
+    match crate::multi::past_cache::past_cache(size_of_val(out)) {
+        true => crate::multi::past_cache::encode_past_cache(digests, out, encode_all),
         false => encode_all(digests, out),
     }
 }

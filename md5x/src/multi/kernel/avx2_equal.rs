@@ -9,7 +9,7 @@
 
 use super::avx2::V8;
 use super::body;
-use crate::multi::state::BlockPtrs;
+use crate::multi::lane_state::BlockPtrs;
 use core::arch::x86_64::*;
 
 /// Hashes `8 * G` messages of `blocks` whole blocks each, at `ptrs`, from

@@ -136,7 +136,7 @@ unsafe fn rows_of<const G: usize, const B: usize>(
 #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
 #[inline(never)]
 pub(super) unsafe fn equal_blocks<const G: usize>(
-    ptrs: &crate::multi::state::BlockPtrs,
+    ptrs: &crate::multi::lane_state::BlockPtrs,
     blocks: usize,
     last: &[u32; 16],
     start: [u32; 4],
@@ -163,7 +163,7 @@ pub(super) unsafe fn equal_blocks<const G: usize>(
 #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
 #[inline(never)]
 unsafe fn equal_read<const G: usize, const LINES: bool>(
-    ptrs: &crate::multi::state::BlockPtrs,
+    ptrs: &crate::multi::lane_state::BlockPtrs,
     blocks: usize,
     last: &[u32; 16],
     start: [u32; 4],

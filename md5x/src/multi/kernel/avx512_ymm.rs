@@ -120,8 +120,8 @@ opaque_fn!(__m256i, ymm_reg, "avx512f,avx512vl", "/* {0} */");
 /// those groups.
 #[inline(always)]
 pub(crate) unsafe fn compress_lanes(
-    state: &mut crate::multi::state::LaneStates,
-    ptrs: &crate::multi::state::BlockPtrs,
+    state: &mut crate::multi::lane_state::LaneStates,
+    ptrs: &crate::multi::lane_state::BlockPtrs,
     blocks: usize,
     used: usize,
     last: Option<&[u32; 16]>,

@@ -13,8 +13,8 @@ use super::lane_vector::LaneVector;
 use super::steps::{
     block, load_round, opaque, rc_table, AtRound, Loaded, Shared, SharedSums, Step,
 };
-use crate::multi::state::{BlockPtrs, LaneStates};
-use crate::multi::stream::prefetch;
+use crate::multi::lane_state::{BlockPtrs, LaneStates};
+use crate::multi::past_cache::prefetch;
 
 /// An ISA's two `#[target_feature(enable = $feature)]` entry points,
 /// `compress` and `transpose_only` (or, `compress only`, the first),
@@ -41,8 +41,8 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn compress<const G: usize>(
-            state: &mut crate::multi::state::LaneStates,
-            ptrs: &crate::multi::state::BlockPtrs,
+            state: &mut crate::multi::lane_state::LaneStates,
+            ptrs: &crate::multi::lane_state::BlockPtrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
             prefetch: usize,
@@ -69,8 +69,8 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         unsafe fn compress_read<const G: usize, const LINES: bool>(
-            state: &mut crate::multi::state::LaneStates,
-            ptrs: &crate::multi::state::BlockPtrs,
+            state: &mut crate::multi::lane_state::LaneStates,
+            ptrs: &crate::multi::lane_state::BlockPtrs,
             blocks: usize,
             last: Option<&[u32; 16]>,
             prefetch: usize,
@@ -90,7 +90,7 @@ macro_rules! entry_points {
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(super) unsafe fn transpose_only<const G: usize>(
-            ptrs: &crate::multi::state::BlockPtrs,
+            ptrs: &crate::multi::lane_state::BlockPtrs,
             blocks: usize,
         ) -> u32 {
             // SAFETY: as in `compress`.

@@ -2,7 +2,7 @@
 //! point and group count.
 
 use super::*;
-use crate::multi::state::{BlockPtrs, LaneStates, Start};
+use crate::multi::lane_state::{BlockPtrs, LaneStates, Start};
 
 impl Kernel {
     /// Compresses `blocks` consecutive 64-byte blocks starting at `ptrs[i]`

@@ -1,6 +1,6 @@
 //! Digests out of the lanes' state, four lanes at a time.
 
-use crate::multi::state::LaneStates;
+use crate::multi::lane_state::LaneStates;
 use md5x_block::pad::to_bytes;
 
 /// The digests of lanes `lane..lane + 4` of `state`: a 4 × 4

@@ -14,8 +14,8 @@
 
 use super::lane_vector::LaneVector;
 use super::steps::{block, load_round, opaque, rc_table, AtRound, Words};
-use crate::multi::state::BlockPtrs;
-use crate::multi::stream::prefetch;
+use crate::multi::lane_state::BlockPtrs;
+use crate::multi::past_cache::prefetch;
 
 /// Each group's words of four blocks, block `k`'s in slot `k % 4`: while
 /// block `k` is stepped, line `k + 2` is stored into the tail of slot `k +

@@ -1,7 +1,7 @@
 //! Portable multi-buffer fallback: one message at a time on the single-stream
 //! backend of this build (`crate::compress`).
 
-use crate::multi::state::{BlockPtrs, LaneStates};
+use crate::multi::lane_state::{BlockPtrs, LaneStates};
 
 /// Compresses `blocks` blocks from `ptrs[0]` into lane 0 of `state`, then
 /// the block of the words `last`, if given.

@@ -3,7 +3,7 @@
 //! backend, so that the scheduler and `Lanes` meet every AVX-512 width and
 //! group count on every x86_64 host.
 
-use crate::multi::state::{BlockPtrs, LaneStates};
+use crate::multi::lane_state::{BlockPtrs, LaneStates};
 
 /// Each lane of the groups of 16 that cover `used`, one at a time with the
 /// `soft` backend, then the block of the words `last`, if given. Lanes from

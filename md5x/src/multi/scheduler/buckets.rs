@@ -17,13 +17,13 @@
 //! A column's rows, where the kernel builds rows in registers (AVX-512),
 //! take the same buckets sixteen at a time (`column_buckets.rs`).
 
+use super::in_flight::{Scheduler, BUF_BLOCKS};
 use super::pad::padded_blocks;
 use super::queue::{Entry, Queue};
 use super::single;
 use super::source::{Message, Source};
-use super::state::{Scheduler, BUF_BLOCKS};
 use crate::multi::kernel::{each_digest, Row};
-use crate::multi::state::MAX_LANES;
+use crate::multi::lane_state::MAX_LANES;
 use core::mem::MaybeUninit;
 
 /// Long messages a run of buckets queues before it ends: the queue's

@@ -16,14 +16,14 @@
 //! sixteen a step, three short groups").
 
 use super::buckets::LONGS;
+use super::in_flight::{Scheduler, BUF_BLOCKS};
 use super::pad::padded_blocks;
 use super::queue::{Entry, Queue};
 use super::single;
 use super::source::{Message, Source};
-use super::state::{Scheduler, BUF_BLOCKS};
 use crate::multi::kernel::Row;
+use crate::multi::lane_state::MAX_LANES;
 use crate::multi::scheduler::copy::prefetch;
-use crate::multi::state::MAX_LANES;
 use core::arch::x86_64::*;
 use core::mem::MaybeUninit;
 

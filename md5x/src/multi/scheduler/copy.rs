@@ -3,7 +3,7 @@
 //! outside the kernel, and a `memcpy` call for each would cost more than
 //! the copy. And a prefetch for the rows copied out of order.
 
-pub(crate) use crate::multi::stream::prefetch;
+pub(crate) use crate::multi::past_cache::prefetch;
 
 /// Copies `src` to `dst` with fixed-size moves and few branches: 64 bytes
 /// at a time, then the last up to 64 in four 16-byte moves that end at

@@ -9,12 +9,12 @@
 //! a 64-byte message's instructions besides the kernel's
 //! (benches/RESULTS.md, "1000 × 64 B against md5-many").
 
+use super::in_flight::Scheduler;
 use super::pad::{block_words, whole_block_pad};
 use super::queue::Queue;
 use super::source::{Message, Source};
-use super::state::Scheduler;
-use crate::multi::state::MAX_LANES;
-use crate::multi::stream;
+use crate::multi::lane_state::MAX_LANES;
+use crate::multi::past_cache;
 use core::mem::MaybeUninit;
 
 impl<'a> Scheduler<'a> {
@@ -70,7 +70,7 @@ impl<'a> Scheduler<'a> {
     /// Hashes the messages of `set`, `len` bytes each, whose pointers are
     /// `self.ptr[..set.len()]`, then their padding block of the words
     /// `pad`, into their slots of `out` (through a buffer where the
-    /// batch's digests go past the caches: `multi/stream.rs`).
+    /// batch's digests go past the caches: `multi/past_cache.rs`).
     #[inline(always)]
     fn hash_equal_set(
         &mut self,
@@ -93,7 +93,10 @@ impl<'a> Scheduler<'a> {
                 .equal_blocks(&self.ptr, len / 64, pad, self.start, run)
         };
         if let Some(staged) = &staged {
-            stream::copy_past_cache(staged[..width].as_flattened(), out[set].as_flattened_mut());
+            past_cache::copy_past_cache(
+                staged[..width].as_flattened(),
+                out[set].as_flattened_mut(),
+            );
         }
     }
 }

@@ -6,7 +6,7 @@
 //! of the cost for short messages:
 //!
 //! * With every lane idle, a full set of messages that each fit a lane's
-//!   buffer (up to [`BUF_BLOCKS`](state::BUF_BLOCKS) blocks with padding) is copied with its
+//!   buffer (up to [`BUF_BLOCKS`](in_flight::BUF_BLOCKS) blocks with padding) is copied with its
 //!   padding straight into the lanes' blocks and hashed by one kernel call
 //!   per block count in the set (one call when the counts are equal, as
 //!   the queue's order makes most sets), its digests leaving the state four
@@ -27,11 +27,11 @@
 //!   one pass over the busy lanes. (`step.rs`)
 
 use crate::multi::kernel::Kernel;
-use crate::multi::stream;
+use crate::multi::past_cache;
 use crate::multi::tuning::STREAM_FROM_MEMORY_BYTES;
+use in_flight::Scheduler;
 use queue::Queue;
 use source::Source;
-use state::Scheduler;
 
 /// Long messages a run of short-row buckets queues before it ends, and
 /// the rows left below which buckets do not run, for the tests.
@@ -47,6 +47,7 @@ mod buckets;
 mod column_buckets;
 pub(super) mod copy;
 mod equal_sets;
+mod in_flight;
 pub(super) mod pad;
 pub(super) mod queue;
 mod runs;
@@ -55,7 +56,6 @@ pub(super) mod single;
 pub(super) mod source;
 pub(super) mod stagger;
 mod start;
-mod state;
 mod step;
 
 /// Hashes every message of `source` into the slot of `out` with its index.
@@ -75,7 +75,7 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         return;
     }
     let mut sched = Scheduler::new(kernel, start);
-    sched.past_cache = stream::past_cache(size_of_val(out));
+    sched.past_cache = past_cache::past_cache(size_of_val(out));
     let mut queue = Queue::new(source, sched.width);
     loop {
         // With every lane idle: the next set (a full one, or the last
@@ -124,7 +124,7 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
         sched.step(out);
     }
     if sched.past_cache {
-        stream::fence();
+        past_cache::fence();
     }
 }
 
@@ -132,5 +132,5 @@ pub(super) fn digest_batch<'a, S: Source<'a>>(kernel: Kernel, source: &S, out: &
 /// a lane's buffer), add up to more than the caches keep for them
 /// ([`STREAM_FROM_MEMORY_BYTES`]).
 pub(super) fn streams_from_memory(mean: usize, count: usize) -> bool {
-    mean > state::BUF && mean.saturating_mul(count) > STREAM_FROM_MEMORY_BYTES
+    mean > in_flight::BUF && mean.saturating_mul(count) > STREAM_FROM_MEMORY_BYTES
 }

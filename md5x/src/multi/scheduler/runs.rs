@@ -5,11 +5,11 @@
 //! crowd one cache set, `stagger.rs`), their shared padding block last; and
 //! longer ones of one length with an end, their ends copied.
 
+use super::in_flight::{Scheduler, BUF, BUF_BLOCKS};
 use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use super::source::Message;
 use super::stagger;
-use super::state::{Scheduler, BUF, BUF_BLOCKS};
-use crate::multi::state::{LaneStates, MAX_LANES};
+use crate::multi::lane_state::{LaneStates, MAX_LANES};
 
 impl<'a> Scheduler<'a> {
     /// Fills every lane of the state with the batch's start: whole rows,

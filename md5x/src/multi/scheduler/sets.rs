@@ -6,13 +6,13 @@
 //! digests out four lanes at a time.
 
 use super::copy;
+use super::in_flight::{Scheduler, BUF_BLOCKS};
 use super::pad::{padded_blocks, write_end};
 use super::queue::{Entry, Queue};
 use super::source::{Message, Source};
-use super::state::{Scheduler, BUF_BLOCKS};
 use crate::multi::kernel::{digests4, each_digest, Row};
-use crate::multi::state::{LaneStates, MAX_LANES};
-use crate::multi::stream;
+use crate::multi::lane_state::{LaneStates, MAX_LANES};
+use crate::multi::past_cache;
 use crate::multi::tuning::{BUCKET_MIN_ROWS, ROW_PREFETCH_AHEAD};
 use core::mem::MaybeUninit;
 
@@ -200,7 +200,7 @@ impl<'a> Scheduler<'a> {
         }
         queue.skip(width);
         // The set's digests, or with the batch's past the caches, a buffer
-        // for them (`multi/stream.rs`).
+        // for them (`multi/past_cache.rs`).
         let mut staged = None;
         let run: &mut [[u8; 16]] = match self.past_cache {
             true => &mut staged.insert([[0u8; 16]; MAX_LANES])[..width],
@@ -234,7 +234,7 @@ impl<'a> Scheduler<'a> {
         }
         if let Some(staged) = &staged {
             let out = out[base..base + width].as_flattened_mut();
-            stream::copy_past_cache(staged[..width].as_flattened(), out);
+            past_cache::copy_past_cache(staged[..width].as_flattened(), out);
         }
         true
     }

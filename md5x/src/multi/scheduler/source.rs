@@ -3,7 +3,7 @@
 //! Every public batch function is a `Source`: slices of the caller's
 //! containers here, Arrow offsets in `forms/offsets.rs`, pieces in `forms/pieces.rs`.
 
-pub(crate) use crate::multi::state::Start;
+pub(crate) use crate::multi::lane_state::Start;
 
 /// One message as the scheduler reads it: its length, copies of its bytes,
 /// and the whole blocks it can hash in place, from the caller's memory.

@@ -15,9 +15,9 @@
 //! row's [`Stagger`](crate::multi::tuning::Stagger) (measured in
 //! benches/RESULTS.md, "Equal messages 4 KiB apart").
 
-use super::state::Scheduler;
+use super::in_flight::Scheduler;
 use crate::multi::kernel::Kernel;
-use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
+use crate::multi::lane_state::{BlockPtrs, LaneStates, MAX_LANES};
 use crate::multi::tuning::{SetShape, CROWD};
 
 /// Each lane's delay in blocks for the messages of `blocks` blocks at

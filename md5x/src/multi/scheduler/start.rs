@@ -2,11 +2,11 @@
 //! its padding when it fits, else run from the caller's memory, with its
 //! end and padding, or the shared padding block, to follow.
 
+use super::in_flight::{NextStretch, Scheduler, StretchIn, BUF_BLOCKS};
 use super::pad::{block_words, padded_blocks, whole_block_pad, write_end};
 use super::queue::Entry;
 use super::single;
 use super::source::Message;
-use super::state::{NextStretch, Scheduler, StretchIn, BUF_BLOCKS};
 
 impl<'a> Scheduler<'a> {
     /// Puts message `e` into the idle `lane`. A message in pieces whose

@@ -3,7 +3,7 @@
 //! with few messages left, lanes gathered into the fewest groups, and the
 //! last one finished on the single-stream backend.
 
-use super::state::{NextStretch, Scheduler, StretchIn, BUF};
+use super::in_flight::{NextStretch, Scheduler, StretchIn, BUF};
 use crate::multi::kernel::digests4;
 use md5x_block::pad::to_bytes;
 

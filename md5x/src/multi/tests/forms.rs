@@ -275,7 +275,7 @@ fn base64_matches_bitwise_oracle() {
     }
 }
 
-/// Outputs large enough to be written past the caches (`multi/stream.rs`),
+/// Outputs large enough to be written past the caches (`multi/past_cache.rs`),
 /// at every alignment of the output's start: the same characters as the
 /// per-digest encoders, and nothing written outside the output. Only where
 /// outputs go past the caches (x86_64, not under Miri).

@@ -4,7 +4,7 @@
 use super::*;
 
 /// A batch whose digests fill 4 MiB and more, written past the caches
-/// (`multi/stream.rs`): full sets of 32-byte rows (hashed at once), then
+/// (`multi/past_cache.rs`): full sets of 32-byte rows (hashed at once), then
 /// rows of random lengths. Every kernel writes its output 13 bytes into a
 /// buffer (plain stores at both ends of every set, streaming ones between);
 /// the kernel this CPU runs also at 0 and 8. Only where outputs go past the

@@ -5,10 +5,10 @@
 extern crate std;
 
 use super::kernel::{Isa, Kernel};
+use super::lane_state::{BlockPtrs, LaneStates, MAX_LANES};
 use super::platform::Platform;
 use super::scheduler::digest_batch;
 use super::scheduler::source::Slices;
-use super::state::{BlockPtrs, LaneStates, MAX_LANES};
 use super::tuning::{Stagger, Tuning};
 use super::*;
 use crate::{Digest, Md5};

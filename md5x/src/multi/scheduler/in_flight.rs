@@ -5,7 +5,7 @@
 use super::queue::Queue;
 use super::source::{Source, Start};
 use crate::multi::kernel::Kernel;
-use crate::multi::state::{BlockPtrs, LaneStates, MAX_LANES};
+use crate::multi::lane_state::{BlockPtrs, LaneStates, MAX_LANES};
 use core::mem::MaybeUninit;
 
 /// Blocks in a lane's buffer: a message whose blocks and padding fit is
@@ -63,7 +63,7 @@ pub(super) struct Scheduler<'a> {
     /// [`Kernel::rows`], its blocks built in registers.
     pub(super) rows_in_registers: bool,
     /// Whether the batch's digests are written past the caches
-    /// (`multi/stream.rs`): those of the sets `run_direct` hashes go to a
+    /// (`multi/past_cache.rs`): those of the sets `run_direct` hashes go to a
     /// buffer first, then out by non-temporal stores (a little faster over
     /// 1M rows of 32 B on the Intel Xeon, family 6 model 207; the short-row
     /// windows of the time, whose digests' slots were prefetched, gained
