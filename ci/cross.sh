@@ -217,14 +217,16 @@ done
 # --- tests ------------------------------------------------------------------
 
 PROFILE=()
-SUITE=()
+# The library's three packages: md-5's tests run md5x through its name,
+# md5x's and md5x-block's unit tests run the kernels and backends.
+SUITE=(-p md-5 -p md5x -p md5x-block)
 SUFFIX=
 if [ "$RELEASE" = 1 ]; then
     PROFILE=(--release)
     # The doc tests are examples, run by the debug runs; linked one by one
     # with fat LTO and run under qemu they took minutes, and they reach no
     # asm that the unit and integration tests do not.
-    SUITE=(--lib --tests)
+    SUITE+=(--lib --tests)
     SUFFIX=-release
     export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
     export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }-Cforce-frame-pointers=yes"
@@ -288,7 +290,7 @@ run_target() {
             # already run these asm sources under that profile.
             [ "$RELEASE" = 1 ] || compat_test aarch64-unknown-linux-gnu md-5-0.11 md5-0.7 md5-0.8
         else
-            cargo_test aarch64-unknown-linux-gnu --features force-soft
+            cargo_test aarch64-unknown-linux-gnu --features md-5/force-soft
         fi
         ;;
     loongarch64)

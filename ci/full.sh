@@ -54,7 +54,11 @@ command -v cargo-hack >/dev/null || cargo install cargo-hack --locked
 KERNEL_ONLY=(--skip multi::tests::stagger:: --skip multi::tests::memory::
     --skip multi::tests::lanes:: --skip multi::tests::kernels_random_batches_across_windows)
 cargo hack test --feature-powerset --exclude-features default,oid,asm,md5-asm,loongarch64_asm \
-    --group-features std,rayon --lib --tests -- "${KERNEL_ONLY[@]}"
+    --group-features std,rayon --tests
+# md5x's own unit tests, and md5x-block's, under the same sets.
+cargo hack test -p md5x --feature-powerset --exclude-features default,oid \
+    --group-features std,rayon --lib -- "${KERNEL_ONLY[@]}"
+cargo hack test -p md5x-block --feature-powerset --lib
 # md-5 0.11's alloc, oid and zeroize are independent of one another: each alone.
 cargo hack test --each-feature --exclude-features default --locked \
     --manifest-path compat/md-5-0.11/Cargo.toml --lib --tests

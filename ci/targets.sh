@@ -45,7 +45,7 @@ for entry in "${LIB_TARGETS[@]}"; do
     fi
 done
 [ "${1:-}" != --install-only ] || exit 0
-SUITE=(--lib --tests)
+SUITE=(-p md-5 -p md5x -p md5x-block --lib --tests)
 [ "${1:-}" != --ci ] || SUITE=(--test stack)
 
 start=$SECONDS
