@@ -19,12 +19,11 @@
 //! 16 × (5 + 4 + 4 + 5) = 288 cycles a block, 4.5 cycles a byte, is the
 //! floor with two-input operations (the add of the block's input state is
 //! kept off the chain too), and `benches/compare.rs` measures this code
-//! at that floor on Zen 3 (benches/RESULTS.md, "Single stream"). No
-//! three-operand `lea` (2 cycles on many cores) is used.
+//! at that floor. No three-operand `lea` (2 cycles on many cores) is used.
 //!
 //! BMI1's `andn` would save the `mov`/`not` pairs of G and I, but those are
-//! off the chain: a variant with it measured no faster than this one (the
-//! same section), so it is not kept.
+//! off the chain: a variant with it measured no faster than this one, so it
+//! is not kept.
 //!
 //! Registers: `a b c d` in `r8d r9d r10d r11d`, the block's input state in
 //! `r12d..r15d` for the final add, `eax` the scratch of the boolean function,

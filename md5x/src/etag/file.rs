@@ -11,11 +11,9 @@
 //!
 //! Why pages and a buffer that fits the core's L2 cache: most of the cost
 //! of a read from the page cache is the kernel's copy, which slows down
-//! sharply once its destination leaves L2 (measured on AMD Zen 3, whose L2
-//! is 512 KiB). For the same reason the sets are shared out between
-//! threads, each reading and hashing its own in its own L2, rather than one
-//! thread reading for another. The figures: benches/RESULTS.md, "S3
-//! multipart ETags".
+//! sharply once its destination leaves L2. For the same reason the sets
+//! are shared out between threads, each reading and hashing its own in its
+//! own L2, rather than one thread reading for another.
 
 use super::file_reads::{check_end, for_each_read, read_exact_at, Positional, WrongLength};
 use super::{checked_parts, Composer, Etag, EtagHasher, UploadRule, MAX_PARTS};
@@ -30,19 +28,15 @@ const CHUNK: usize = 4096;
 
 /// Bytes between one part's slot of the round buffer and the next beyond
 /// its page: a cache line, so that the lanes' blocks do not all fall in one
-/// L1 set (`multi/scheduler/stagger.rs`). On AMD Zen 5, 64 `Lanes` of 4
-/// KiB chunks ran far slower with the chunks 4 KiB apart than 4,160 apart
-/// (less so with 32 lanes), and still slower once the kernel loaded each
-/// block a round ahead; on the Intel Xeon (family 6 model 207), 32 lanes,
-/// no difference (benches/RESULTS.md, "Equal messages 4 KiB apart" and
-/// "Zen 5 again: each block's words loaded a round ahead").
+/// L1 set (`multi/scheduler/stagger.rs`), where the lanes evict each
+/// other's lines: that costs a wide set of lanes much, even with each
+/// block loaded a round ahead, and a narrower one less or nothing.
 const SLOT_SKEW: usize = 64;
 
 /// How far ahead of each part's reads the OS is asked to read it, where it
 /// takes such a hint: with a cold page cache, the kernel's own readahead
 /// falls behind on this many interleaved streams, most of all on one
-/// thread. 256 KiB did best of 0 to 4 MiB (benches/RESULTS.md, "S3
-/// multipart ETags").
+/// thread. 256 KiB did best of 0 to 4 MiB.
 const AHEAD: u64 = 256 << 10;
 
 /// The S3 multipart ETag of `file` uploaded in parts of `part_size` bytes

@@ -14,8 +14,7 @@ use std::vec::Vec;
 
 /// Read size when the hashing thread reads for itself. Larger reads cost
 /// more system time per byte, as the copy no longer stays in cache (128
-/// KiB and up against 64 KiB, a file in the page cache, on Zen 3:
-/// benches/RESULTS.md, "md5sum: `benches/cli.sh`").
+/// KiB and up against 64 KiB, a file in the page cache).
 const INLINE_READ: usize = 64 * 1024;
 /// Buffers the reader thread fills ahead, and the size of each: on another
 /// core the cost of a large copy matters less than the hand-overs saved

@@ -124,8 +124,8 @@ pub fn lanes(kernel: impl Into<Choice>) -> usize {
 }
 
 /// The most lanes kernel `name` is built for: [`lanes`], or more where the
-/// CPU runs fewer groups (AVX-512 off Zen 5). [`compress_lanes`] runs them
-/// all.
+/// CPU's tuning row runs fewer groups than the kernel has (AVX-512 below
+/// four). [`compress_lanes`] runs them all.
 pub fn max_lanes(kernel: impl Into<Choice>) -> usize {
     kernel.into().max_lanes()
 }

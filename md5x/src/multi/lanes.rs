@@ -35,10 +35,8 @@ const MAX_STREAMS: usize = MAX_LANES;
 /// hashed where they lie: read into slots of one buffer, put each slot a
 /// cache line (64 bytes) past a multiple of 4 KiB from the last, not
 /// exactly 4 KiB apart, where every lane's block falls in one L1 cache set
-/// (on AMD Zen 5, 64 lanes of 4 to 64 KiB chunks ran slower 4 KiB apart
-/// than 64 bytes further apart: benches/RESULTS.md, "Zen 5 again: each
-/// block's words loaded a round ahead"). Equal chunks laid so
-/// are staggered where the kernel needs it, as
+/// and the lanes evict each other's lines. Equal chunks laid so are
+/// staggered where the kernel needs it, as
 /// [`digest_many_into`](super::digest_many_into) staggers such messages.
 ///
 /// ```

@@ -73,16 +73,17 @@
 //!
 //! The kernel is chosen at run time: on `x86_64`, AVX-512 when the CPU has
 //! AVX-512F and VL (32 lanes, two interleaved groups of 16; 64 lanes, four
-//! groups, on AMD Zen 5, whose longer vector latency needs more in flight),
-//! else AVX2 (24 lanes, three groups of 8) when it has that, else SSE2 (12
+//! groups, on CPUs whose longer vector latency needs more in flight), else
+//! AVX2 (24 lanes, three groups of 8) when it has that, else SSE2 (12
 //! lanes, three groups of 4); NEON (8 lanes, two groups of 4) on
 //! little-endian `aarch64`; and elsewhere a portable fallback that runs the
 //! single-stream backend once per message. Interleaved groups hide the
 //! latency of MD5's step chain; when fewer lanes have work, the kernel runs
-//! fewer groups (on AMD Zen 4, up to 24 busy lanes run in groups of 8 on
-//! 256-bit registers, and sets of short messages in three groups of 16; on
-//! Zen 5, batches of long messages past 6 MiB in two, 32 lanes, which
-//! memory feeds better than 64).
+//! fewer groups, and each CPU family's tuning row sets the rest: where a
+//! 512-bit operation runs as two 256-bit halves, up to 24 busy lanes run
+//! in groups of 8 on 256-bit registers; sets of short messages may take a
+//! group more than the full width; and batches of long messages past 6 MiB
+//! run in fewer groups where memory feeds fewer lanes better.
 //! With AVX-512BW, sets of rows of up to 247 bytes are read straight from
 //! the caller's memory by masked loads, which read nothing past a row,
 //! with no copy. The `force-soft` feature and `--cfg md5_backend="soft"`
@@ -193,8 +194,8 @@ pub fn backend() -> &'static str {
 }
 
 /// How many messages the kernel of [`backend`] hashes side by side: 32 for
-/// AVX-512 (64 on AMD Zen 5), 24 for AVX2, 12 for SSE2, 8 for NEON, 1 for the
-/// portable fallback.
+/// AVX-512 (64 where the CPU's vector latency needs four groups in flight),
+/// 24 for AVX2, 12 for SSE2, 8 for NEON, 1 for the portable fallback.
 ///
 /// A batch for [`digest_many`], or a [`Lanes`], of at least this many
 /// messages keeps every lane busy.

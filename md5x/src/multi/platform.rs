@@ -9,8 +9,7 @@ use super::tuning::Tuning;
 /// default row.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Family {
-    /// Intel with AVX-512 (the Xeons measured were Sapphire Rapids class,
-    /// family 6 models 143, 167 and 207).
+    /// Intel with AVX-512, of any family and model.
     IntelAvx512,
     /// AMD before Zen 4: family 0x19 (and 0x17) without AVX-512.
     Zen3,

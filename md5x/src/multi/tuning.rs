@@ -2,9 +2,9 @@
 //! family ([`Tuning`]), and the pure rule that turns a set's shape and a
 //! row into how it runs ([`Tuning::plan`]).
 //!
-//! Each field says why it has its value and names the table of
-//! `benches/RESULTS.md` that measured it; the figures themselves are
-//! there. `cargo bench --bench multi -- tune` measures every field its
+//! Each field says what it decides, and each row's values say why they
+//! are what they are; the measurements behind them are not repeated
+//! here. `cargo bench --bench multi -- tune` measures every field its
 //! kernels allow on the CPU at hand and prints the row it proposes (a
 //! change only where it wins beyond the run's spread) as Rust to paste
 //! here.
@@ -120,13 +120,10 @@ pub struct Tuning {
     pub other_stagger: Stagger,
 }
 
-// Each field's line names the table of benches/RESULTS.md that measured
-// it: "Tuning rows" (the current row per CPU) and "Tuning rows: the
-// figures behind them" (each rule's figures), under "Current figures".
-
 /// AVX-512's stagger where no row says otherwise: 32 delays for sets of
-/// up to 32 lanes from 128 blocks a delay, wider sets in lockstep ("Equal
-/// messages 4 KiB apart": paid at 7 MiB on Intel, lost on Zen 5's 64).
+/// up to 32 lanes from 128 blocks a delay, wider sets in lockstep. It pays
+/// only on long messages, whose idle blocks are few beside their length,
+/// and not on sets wider than 32 lanes.
 const AVX512_STAGGER: Stagger = Stagger {
     spread: 32,
     most_lanes: 32,
@@ -135,8 +132,8 @@ const AVX512_STAGGER: Stagger = Stagger {
 };
 
 /// AVX2's stagger on AMD: a delay for each of its 24 lanes, from 16 blocks
-/// a delay ("Tuning rows: the figures behind them", stagger, Zen 3: paid
-/// from 16 KiB messages on).
+/// a delay; shorter messages lose more to the idle blocks than the stagger
+/// saves.
 const AVX2_STAGGER_AMD: Stagger = Stagger {
     spread: 24,
     most_lanes: u16::MAX,
@@ -145,38 +142,38 @@ const AVX2_STAGGER_AMD: Stagger = Stagger {
 };
 
 impl Tuning {
-    /// Intel with AVX-512 (Sapphire Rapids class, family 6 models 167
-    /// and 207), and the default for CPUs no row names.
+    /// Intel with AVX-512 (`Family::IntelAvx512`), and the default for
+    /// CPUs no row names.
     pub const INTEL: Tuning = Tuning {
-        // "Interleaved groups": 1-cycle latency, two groups fill two pipes.
+        // 1-cycle latency: two groups fill two pipes.
         groups: 2,
-        // "Interleaved groups": a third group paid on 1000 × 64 B only.
+        // A third group pays only on sets of short messages, sharing their
+        // copies and calls.
         short_groups: 3,
-        // "Tuning rows" (tune, Intel): two ahead of three and four past
-        // the caches.
+        // More groups than two lose past the caches.
         memory_groups: 2,
-        // "Tuning rows" (tune, Intel): one `ymm` group ahead of a 512-bit
-        // one on 8 lanes, three behind two on 24; 16 not yet measured.
+        // One `ymm` group beats a 512-bit one on few lanes; three lose to
+        // two 512-bit ones on 24 (16 not yet measured).
         ymm_lanes: 8,
-        // "Tuning rows" (tune, Intel): 64 × 2 MiB slower with it.
+        // Asking for the lines ahead costs time past the caches here.
         avx512_prefetch: 0,
-        // "Tuning rows" (prefetch): measured on Zen 3, kept everywhere.
+        // AVX2's lanes from memory outrun the hardware prefetchers; the
+        // same on every row.
         avx2_prefetch: 512,
-        // "Tuning rows" (tune, Intel): a `Vec`'s layout faster as whole
-        // lines at 4 and 16 KiB.
+        // Starts inside a line (a `Vec`'s) read faster as whole lines.
         avx512_whole_lines: true,
-        // "Tuning rows" (tune, Intel): lockstep ahead up to 64 KiB, where
-        // this stagger runs in lockstep too; its 32 delays from 3,968
-        // blocks are "Equal messages 4 KiB apart" (7 MiB).
+        // Lockstep ran ahead up to 64 KiB, where this stagger runs in
+        // lockstep too (it staggers from 3,968 blocks, 31 delays of 128);
+        // on longer messages its 32 delays pay.
         avx512_stagger: AVX512_STAGGER,
-        // "Equal messages 4 KiB apart": AVX2 lost to staggering on Intel.
+        // AVX2 loses more to a stagger's idle blocks than it saves here.
         avx2_stagger: Stagger::OFF,
         other_stagger: Stagger::OFF,
     };
 
     /// AMD before Zen 4 (family 0x19 without AVX-512, and 0x17).
     pub const ZEN3: Tuning = Tuning {
-        // "Tuning rows" (prefetch): Zen 3's AVX2 from memory.
+        // AVX2's 24 lanes from memory outrun the hardware prefetchers.
         avx2_prefetch: 512,
         avx512_prefetch: 512,
         avx2_stagger: AVX2_STAGGER_AMD,
@@ -189,24 +186,24 @@ impl Tuning {
 
     /// AMD Zen 4 (family 0x19 with AVX-512).
     pub const ZEN4: Tuning = Tuning {
-        // "Tuning rows" (groups, Zen 4): two ahead of three and four on
-        // 64 × 64 KiB, and past the caches.
+        // More groups ran slower on long messages and on mixed batches.
         groups: 2,
-        // "Tuning rows" (short sets, Zen 4): three ahead on 1000 × 64 B.
+        // A third group pays on sets of short messages, as on Intel.
         short_groups: 3,
-        // "Tuning rows" (tune, Zen 4): four well behind two past the caches.
+        // More groups lose past the caches.
         memory_groups: 2,
-        // "Tuning rows" (ymm, Zen 4): 512-bit ops run as two halves, so
-        // three `ymm` groups beat two `zmm` ones up to 24 lanes.
+        // 512-bit ops run as two halves, so three `ymm` groups beat two
+        // `zmm` ones up to 24 lanes.
         ymm_lanes: 24,
-        // "Tuning rows" (tune, Zen 4): 64 × 2 MiB faster with it.
+        // The lanes from memory outrun the hardware prefetchers.
         avx512_prefetch: 512,
         avx2_prefetch: 512,
-        // "Equal messages 4 KiB apart, Zen 4": starts inside a line (a
-        // `Vec`'s) run far below starts on a line when read block by
-        // block, and near them as whole lines in lockstep.
+        // Starts inside a line (a `Vec`'s) run far below starts on a line
+        // when read block by block, and near them as whole lines in
+        // lockstep.
         avx512_whole_lines: true,
-        // The same table: whole lines in lockstep ahead of a stagger.
+        // Whole lines in lockstep ahead of a stagger up to 64 KiB, where
+        // this stagger runs in lockstep too.
         avx512_stagger: AVX512_STAGGER,
         avx2_stagger: AVX2_STAGGER_AMD,
         other_stagger: Stagger::OFF,
@@ -214,21 +211,19 @@ impl Tuning {
 
     /// AMD Zen 5 (family 0x1A).
     pub const ZEN5: Tuning = Tuning {
-        // "Tuning rows" (groups, Zen 5): 2-cycle latency and four pipes
-        // need four groups in flight.
+        // 2-cycle latency and four pipes need four groups in flight.
         groups: 4,
-        // "Tuning rows" (groups, Zen 5): four ahead on 1000 × 64 B too.
+        // The same for sets of short messages.
         short_groups: 4,
-        // "Tuning rows" (past the caches, Zen 5): memory feeds 32 lanes,
-        // not 64.
+        // Past the caches memory feeds 32 lanes better than 64.
         memory_groups: 2,
         // Not measured with the `ymm` body: vector ops take two cycles at
         // every width.
         ymm_lanes: 0,
-        // "Tuning rows" (prefetch, Zen 5): ETag parts from memory.
+        // The lanes from memory outrun the hardware prefetchers.
         avx512_prefetch: 512,
         avx2_prefetch: 512,
-        // Not measured on Zen 5.
+        // Not measured on this family.
         avx512_whole_lines: false,
         // Sets over 32 lanes in lockstep: `AVX512_STAGGER`.
         avx512_stagger: AVX512_STAGGER,

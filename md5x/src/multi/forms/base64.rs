@@ -3,10 +3,8 @@
 //!
 //! With AVX-512 VBMI (detected at run time) eight digests are encoded at a
 //! time, three 512-bit vectors of characters (`avx512` below; faster than
-//! AVX2 on the Intel Xeon, family 6 model 207, over 1M short rows with
-//! large outputs past the caches: benches/RESULTS.md, "Intel Xeon again:
-//! buckets, sets with an end, outputs past the caches"). With AVX2
-//! (detected at run time, as for the kernels) two digests are
+//! AVX2 over a million short rows whose output goes past the caches). With
+//! AVX2 (detected at run time, as for the kernels) two digests are
 //! encoded at a time, one per 128-bit half of a vector: a byte shuffle puts
 //! each 3 bytes in a 32-bit lane, two multiplies shift the four 6-bit
 //! fields of each lane into its four bytes, and a 16-entry shuffle table

@@ -13,11 +13,8 @@ use crate::multi::scheduler::digest_batch;
 /// Rows a chunk: 64 KiB of digests, in L2 with the chunk's output. Enough
 /// rows that a chunk's short-row buckets (`scheduler/buckets.rs`, which
 /// want 256 rows left) cover all but its last few, and their last sets,
-/// partly full, are few: 8-64 B rows to hex ran faster than at 512, 1024
-/// or 2048 rows on the Intel Xeon (family 6 model 207: benches/RESULTS.md,
-/// "Intel Xeon again: buckets, sets with an end, outputs past the
-/// caches"), and with windows faster than at 1024 on Zen 4, where 16384
-/// was no faster ("Short rows, columns and messages in pieces").
+/// partly full, are few: 8-64 B rows to hex ran faster than in chunks of
+/// 512, 1024 or 2048 rows, and no slower than in chunks of 16384.
 ///
 /// The buffer is on the heap: on the stack its 64 KiB, with the
 /// scheduler's, overflowed a 128 KiB thread stack (musl's default, which

@@ -75,9 +75,8 @@ pub(crate) fn portable(digest: &[u8; 16]) -> [u8; 32] {
 
 /// Four digests a 512-bit vector: their nibbles interleaved within each
 /// 128-bit lane, looked up with one byte shuffle, and put in order by two
-/// 64-bit permutes (well ahead of this loop's SSE2 form over 1M short rows
-/// to hex on Zen 4: benches/RESULTS.md, "Short rows, columns and messages
-/// in pieces").
+/// 64-bit permutes (well ahead of this loop's SSE2 form over a million
+/// short rows).
 #[cfg(md5_sse2)]
 mod avx512 {
     use core::arch::x86_64::*;

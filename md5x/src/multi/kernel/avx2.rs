@@ -30,8 +30,8 @@ unsafe fn load16(p: *const u8, at: usize) -> __m128i {
 impl LaneVector for V8 {
     const LANES: usize = 8;
 
-    /// Measured on Zen 5 only (benches/RESULTS.md, "Tuning rows: the
-    /// figures behind them").
+    /// As AVX-512's (see `body.rs`, `NextBlock`); measured only on a CPU
+    /// that has AVX-512 too, not yet where AVX2 is the widest kernel.
     const LOADS_AHEAD: bool = true;
 
     const I_BY_SUB: bool = true;

@@ -3,9 +3,8 @@
 //! set's shared padding block, the digests going straight from the state
 //! registers to their slots. The scheduler's own way for such sets stores
 //! the start state for every lane and takes the digests out of memory
-//! four lanes at a time; this way skips both, and ran faster on Zen 3 over
-//! 64-byte messages (benches/RESULTS.md, "Short rows, columns and messages
-//! in pieces").
+//! four lanes at a time; this way skips both, which pays where messages
+//! are this short and those stores and loads a large part of the work.
 
 use super::avx2::V8;
 use super::body;

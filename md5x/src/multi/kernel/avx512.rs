@@ -77,7 +77,8 @@ pub(super) fn transpose16(r: [V16; 16]) -> [V16; 16] {
 impl LaneVector for V16 {
     const LANES: usize = 16;
 
-    /// Measured on Zen 5 (see `body.rs`, `NextBlock`).
+    /// Lanes that crowd one L1 set wait on L2 otherwise (see `body.rs`,
+    /// `NextBlock`).
     const LOADS_AHEAD: bool = true;
 
     #[inline(always)]

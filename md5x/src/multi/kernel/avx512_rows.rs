@@ -74,10 +74,8 @@ unsafe fn rows_of<const G: usize, const B: usize>(
         // The length goes into the last block's last 8 bytes.
         let length_mask = if k + 1 == blocks { 0x80 } else { 0 };
         // Not zero-filled first: at four groups (4 KiB) LLVM fills it with
-        // a call to `memset` a block, a good share of the time over
-        // 32-byte rows on Zen 5 (benches/RESULTS.md, "AMD Zen 5, family 26
-        // model 2: rows prefetched, no memset"), as `body::load_blocks`
-        // says.
+        // a call to `memset` a block, a good share of the time over short
+        // rows, as `body::load_blocks` says.
         let mut words = core::mem::MaybeUninit::<[[V16; 16]; G]>::uninit();
         let groups = words.as_mut_ptr().cast::<[V16; 16]>();
         for g in 0..G {

@@ -2,18 +2,18 @@
 //! loads and transposition, with AVX-512's one-instruction logic
 //! (`vpternlogd`) and rotation (`vprold`) on `ymm` registers. The AVX-512
 //! kernel runs it, one to three groups, for calls of at most
-//! [`MOST_LANES`] busy lanes where the tuning row says (`Tuning::ymm_lanes`: AMD
-//! Zen 4, which runs a 512-bit operation as two 256-bit halves). Few
-//! messages are few dependency chains, where a step's latency decides;
-//! up to three groups of eight lanes keep Zen 4's four 256-bit pipes as
-//! busy as two 512-bit groups, which take longer a step.
+//! [`MOST_LANES`] busy lanes where the tuning row says (`Tuning::ymm_lanes`:
+//! CPUs that run a 512-bit operation as two 256-bit halves). Few messages
+//! are few dependency chains, where a step's latency decides; up to three
+//! groups of eight lanes keep such a CPU's 256-bit pipes as busy as two
+//! 512-bit groups, which take longer a step.
 
 use super::avx2::V8;
 use super::lane_vector::{self, LaneVector};
 use core::arch::x86_64::*;
 
-/// The most busy lanes a call runs here: three groups (benches/RESULTS.md,
-/// "Few messages on Zen 4": four ran slower than two 512-bit groups).
+/// The most busy lanes a call runs here: three groups (four ran slower
+/// than two 512-bit groups).
 pub(crate) const MOST_LANES: usize = 24;
 
 /// Eight lanes. A value exists only where the CPU has AVX-512F and VL (the

@@ -139,8 +139,7 @@ unsafe fn load_blocks<'m, V: LaneVector, const G: usize>(
 /// they come from L2: lanes whose blocks share one L1 set (equal messages
 /// a multiple of 4 KiB apart) evict each other's prefetched lines, and
 /// four groups of steps leave the out-of-order window no room to run the
-/// next block's loads early (benches/RESULTS.md, "Tuning rows: the figures
-/// behind them").
+/// next block's loads early.
 struct NextBlock<'p, V, const G: usize> {
     rows: *mut [V; 16],
     ptrs: &'p BlockPtrs,
@@ -296,9 +295,7 @@ unsafe fn run_block_by_block<V: LaneVector, const G: usize>(
     let mut words = [const { core::mem::MaybeUninit::<[[V; 16]; G]>::uninit() }; 2];
     let buf = words.as_mut_ptr();
     // Long calls only (128 KiB a lane or more): shorter messages tend to
-    // lie in cache, where the prefetches cost time (Zen 3's AVX2 kernel
-    // over 8 to 64 KiB messages: benches/RESULTS.md, "Equal messages 4 KiB
-    // apart").
+    // lie in cache, where the prefetches cost time.
     let ahead = distance > 0 && blocks >= 2048;
     for blk in 0..blocks {
         if ahead {

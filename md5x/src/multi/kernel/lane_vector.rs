@@ -67,7 +67,7 @@ pub(super) trait LaneVector: Copy {
     /// Whether the body loads the next block's words while it steps the
     /// current one (`body.rs`, `NextBlock`), rather than at the block's
     /// start. For ISAs with the registers to spare, where it was measured
-    /// (not SSE2's sixteen, which lost to it on Zen 5; NEON was not
+    /// to pay (not SSE2's sixteen, which lost to it; NEON was not
     /// measured).
     const LOADS_AHEAD: bool = false;
 

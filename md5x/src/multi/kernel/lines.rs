@@ -4,13 +4,12 @@
 //! `Vec<u8>`'s bytes start 16 bytes past a page), each block spans two
 //! lines, and read block by block the second line is read again as the
 //! next block's first. Lanes a multiple of 4 KiB apart share one L1 set,
-//! so by then the line has been evicted: each line comes from L2 twice
-//! (benches/RESULTS.md, "Equal messages 4 KiB apart, Zen 4"). Here each
-//! lane's aligned lines are loaded once, with masks that keep the loads
-//! within the lane's bytes, and the words of each transposed line are
-//! stored where the two blocks that share it read them: words `q..16` at
-//! the head of its own block, words `0..q` at the tail of the block
-//! before.
+//! so by then the line has been evicted: each line comes from L2 twice.
+//! Here each lane's aligned lines are loaded once, with masks that keep
+//! the loads within the lane's bytes, and the words of each transposed
+//! line are stored where the two blocks that share it read them: words
+//! `q..16` at the head of its own block, words `0..q` at the tail of the
+//! block before.
 
 use super::lane_vector::LaneVector;
 use super::steps::{block, load_round, opaque, rc_table, AtRound, Words};

@@ -157,7 +157,7 @@ impl Isa {
     /// chain; more groups fill the vector ALUs while it waits, until their
     /// state no longer fits the registers and spills cost more than the
     /// gaps they fill. The counts below are the fastest per lane-block in
-    /// `benches/multi/main.rs` (benches/RESULTS.md, "Interleaved groups"):
+    /// `benches/multi/main.rs`:
     ///
     /// * AVX2, three: the third group spills some state to the stack but
     ///   keeps four ALUs busier than two, whose step chains leave them idle;
@@ -260,8 +260,9 @@ impl Kernel {
         match self.isa {
             #[cfg(md5_sse2)]
             Isa::Avx512 => self.group_lanes() * self.avx512_groups(self.tuning.short_groups),
-            // A group more than at full width, as Zen 4's AVX-512, so that
-            // such sets are tested on every host.
+            // A group more than at full width, as a tuning row whose
+            // `short_groups` exceeds its `groups`, so that such sets are
+            // tested on every host.
             #[cfg(test)]
             Isa::SoftWide(groups) => self.group_lanes() * (groups + 1).min(4),
             _ => self.lanes(),
@@ -275,8 +276,9 @@ impl Kernel {
         match self.isa {
             #[cfg(md5_sse2)]
             Isa::Avx512 => self.group_lanes() * self.avx512_groups(self.tuning.memory_groups),
-            // At most two groups, as Zen 5's AVX-512, so that such batches
-            // are tested on every host.
+            // At most two groups, as a tuning row whose `memory_groups` is
+            // below its `groups`, so that such batches are tested on every
+            // host.
             #[cfg(test)]
             Isa::SoftWide(groups) => self.group_lanes() * groups.min(2),
             _ => self.lanes(),

@@ -7,12 +7,11 @@
 //!
 //! These replaced windows of 1536 rows counting-sorted by blocks, which
 //! read every row, then hashed the window in sorted order from L2, with a
-//! set straddling two counts at each edge. On the Intel Xeon (family 6
-//! model 207) the buckets ran faster on every shape measured: columns of
-//! short rows through `digest_offsets_into` with the AVX-512, AVX2 and
-//! SSE2 kernels, and most of all mixed batches of messages up to 256
-//! bytes, some longer than a lane's buffer (benches/RESULTS.md, "Intel
-//! Xeon again: buckets, sets with an end, outputs past the caches").
+//! set straddling two counts at each edge. The buckets ran faster on
+//! every shape measured: columns of short rows through
+//! `digest_offsets_into` with the AVX-512, AVX2 and SSE2 kernels, and most
+//! of all mixed batches of messages up to 256 bytes, some longer than a
+//! lane's buffer.
 //!
 //! A column's rows, where the kernel builds rows in registers (AVX-512),
 //! take the same buckets sixteen at a time (`column_buckets.rs`).

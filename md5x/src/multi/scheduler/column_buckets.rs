@@ -6,14 +6,12 @@
 //! Rows a step cannot take (one longer than a lane's buffer among them,
 //! the last few of the batch) go one at a time.
 //!
-//! On the Intel Xeon (family 6 model 167) this runs faster than the loop
-//! of `buckets.rs`, most on 8-64 B rows and their hex, least on 0-200 B
-//! rows. That loop's work besides the kernel went one row at a time: each
-//! row built from its offsets, prefetched five times, its bucket found and
-//! stored to. Buckets that also kept their rows' starts and lengths (two
-//! more compresses a count, no offsets read when a set runs) gained less
-//! (benches/RESULTS.md, "Intel Xeon, family 6 model 167: a column's rows
-//! sixteen a step, three short groups").
+//! This runs faster than the loop of `buckets.rs`, most on 8-64 B rows
+//! and their hex, least on 0-200 B rows. That loop's work besides the
+//! kernel went one row at a time: each row built from its offsets,
+//! prefetched five times, its bucket found and stored to. Buckets that
+//! also kept their rows' starts and lengths (two more compresses a count,
+//! no offsets read when a set runs) gained less.
 
 use super::buckets::LONGS;
 use super::in_flight::{Scheduler, BUF_BLOCKS};

@@ -6,8 +6,7 @@
 //! past the first set, each costs the scheduler only the reads of its
 //! messages, their pointers and the call, not a pass through the
 //! scheduler's loop and [`Scheduler::run_direct`]'s tests, a large share of
-//! a 64-byte message's instructions besides the kernel's
-//! (benches/RESULTS.md, "1000 × 64 B against md5-many").
+//! a 64-byte message's instructions besides the kernel's.
 
 use super::in_flight::Scheduler;
 use super::pad::{block_words, whole_block_pad};

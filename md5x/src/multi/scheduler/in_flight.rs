@@ -65,10 +65,8 @@ pub(super) struct Scheduler<'a> {
     /// Whether the batch's digests are written past the caches
     /// (`multi/past_cache.rs`): those of the sets `run_direct` hashes go to a
     /// buffer first, then out by non-temporal stores (a little faster over
-    /// 1M rows of 32 B on the Intel Xeon, family 6 model 207; the short-row
-    /// windows of the time, whose digests' slots were prefetched, gained
-    /// nothing: benches/RESULTS.md, "Intel Xeon again: buckets, sets with
-    /// an end, outputs past the caches").
+    /// a million short rows; the short-row windows of the time, whose
+    /// digests' slots were prefetched, gained nothing).
     pub(super) past_cache: bool,
     /// What every message continues.
     pub(super) start: Start,

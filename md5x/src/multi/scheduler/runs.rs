@@ -113,8 +113,7 @@ impl<'a> Scheduler<'a> {
     /// their ends, copied with their padding into the lanes' buffers.
     /// (Through the queue each lane of such a set was started, stepped and
     /// retired on its own, and such messages cost clearly more than
-    /// slightly longer whole-block ones: benches/RESULTS.md, "Intel Xeon
-    /// again: buckets, sets with an end, outputs past the caches".)
+    /// slightly longer whole-block ones.)
     #[inline(always)]
     pub(super) fn run_tailed<M: Message<'a>>(
         &mut self,

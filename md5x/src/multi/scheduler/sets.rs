@@ -17,12 +17,10 @@ use crate::multi::tuning::{BUCKET_MIN_ROWS, ROW_PREFETCH_AHEAD};
 use core::mem::MaybeUninit;
 
 /// The most blocks (with padding) of the messages [`Scheduler::run_tailed`]
-/// hashes. On the Intel Xeon (family 6 model 207), 64 messages of one
-/// length ran faster through it than through the queue's lanes at 1,000
-/// bytes, less so at 3,000 and unevenly at 10,000, but slower at 64 KiB
-/// and more, though the kernel's calls are the same (benches/RESULTS.md,
-/// "Intel Xeon again: buckets, sets with an end, outputs past the
-/// caches").
+/// hashes. A full set of one length runs faster through it than through
+/// the queue's lanes (each started, stepped and retired on its own) while
+/// its messages are a few KiB or less; the gain shrinks with length and
+/// turns to a loss by 64 KiB, though the kernel's calls are the same.
 const TAILED_MAX_BLOCKS: usize = 64;
 
 impl<'a> Scheduler<'a> {
@@ -75,14 +73,12 @@ impl<'a> Scheduler<'a> {
         let in_registers = S::Message::PLAIN && self.rows_in_registers;
         // Whole-block rows of 128 and 192 bytes run faster built in
         // registers than in place with the shared padding block, those of
-        // 64 bytes slower (Zen 4: benches/RESULTS.md, "Short rows, columns
-        // and messages in pieces").
+        // 64 bytes slower.
         let equal = equal && !(in_registers && (128..=192).contains(&len));
         // Other sets of short messages may take more lanes than the kernel
         // runs at full width (`Kernel::short_lanes`), if the batch has them:
         // they share the cost of the set's copies and calls. Rows built in
-        // registers have none, and run fastest at full width (Zen 4: two
-        // groups ahead of three, the same section).
+        // registers have none, and run fastest at full width.
         let wide = blocks <= BUF_BLOCKS && (equal || !in_registers);
         let width = self.direct_width(source.count() - base, wide);
         // Each row as read, for `Kernel::rows` (not zeroed: 1 KiB a set on
@@ -244,10 +240,9 @@ impl<'a> Scheduler<'a> {
     /// kernel runs at full width (`Kernel::short_lanes`).
     #[inline(always)]
     pub(super) fn direct_width(&self, left: usize, wide: bool) -> usize {
-        // Not where that would leave less than a group for last: 64
-        // messages ran slower as 48 and 16 than as 32 and 32 (Intel Xeon,
-        // family 6 model 167: benches/RESULTS.md, "Intel Xeon, family 6
-        // model 167: a column's rows sixteen a step, three short groups").
+        // Not where that would leave less than a group for last: a lone
+        // group leaves the vector units idle while its step chain waits,
+        // so 64 messages run faster as 32 and 32 than as 48 and 16.
         let rest = left.wrapping_sub(self.short_width);
         let tail_ok = rest == 0 || rest > self.short_width - self.width;
         match wide && left >= self.short_width && tail_ok {

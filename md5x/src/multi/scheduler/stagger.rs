@@ -12,8 +12,7 @@
 //! idle blocks, so it is used only for messages many times longer.
 //!
 //! When a set staggers, and by how many delays, is the kernel's tuning
-//! row's [`Stagger`](crate::multi::tuning::Stagger) (measured in
-//! benches/RESULTS.md, "Equal messages 4 KiB apart").
+//! row's [`Stagger`](crate::multi::tuning::Stagger).
 
 use super::in_flight::Scheduler;
 use crate::multi::kernel::Kernel;

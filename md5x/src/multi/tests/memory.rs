@@ -57,10 +57,10 @@ fn batches_from_memory() {
 }
 
 /// Batches past the caches at the width for memory, where a kernel has
-/// one (AVX-512 on Zen 5; the 48- and 64-lane test kernels): 13 MiB of 52
-/// messages of 240 to 272 KiB, whole blocks and not, judged by the first
-/// (mixed, so from the queue's window); then 80 equal ones, judged by the
-/// first direct set.
+/// one (AVX-512 where the tuning row says; the 48- and 64-lane test
+/// kernels): 13 MiB of 52 messages of 240 to 272 KiB, whole blocks and
+/// not, judged by the first (mixed, so from the queue's window); then 80
+/// equal ones, judged by the first direct set.
 #[test]
 #[cfg_attr(miri, ignore = "batches of 13 to 20 MiB")]
 fn kernels_batches_from_memory() {

@@ -70,8 +70,7 @@ fn staggered_lanes_every_kernel() {
 
 /// Every tuning row's own rule, on messages long enough for it (AVX-512
 /// staggers these; the others run them in lockstep), back to back from a
-/// page and from 16 bytes past one (a `Vec`'s start, which Zen 4's row
-/// staggers from 16 blocks a delay).
+/// page and from 16 bytes past one (a `Vec`'s start).
 #[test]
 fn staggered_lanes_by_every_row() {
     if cfg!(miri) {
@@ -119,8 +118,8 @@ fn stagger_delays() {
         assert_eq!(seen, (0..lanes).collect::<Vec<_>>());
         assert!(delays(kernel, &ptrs, blocks - 1).is_none(), "too short");
     };
-    // AVX-512: 32 delays, none for sets of more than 32 lanes; AVX2: 24 on
-    // AMD, lockstep on Intel.
+    // AVX-512: 32 delays, none for sets of more than 32 lanes; AVX2: 24
+    // where the row staggers it, lockstep elsewhere.
     #[cfg(md5_sse2)]
     for row in ROWS {
         staggers(kernel(Isa::Avx512, row), 32, 128 * 31);
@@ -140,8 +139,9 @@ fn stagger_delays() {
     }
     // Starts 16 bytes into a line (a `Vec`'s): a row with a split stagger
     // staggers them from that many blocks a delay, the spread shrinking
-    // with the length; no row has one now (Zen 4 reads them as whole
-    // lines in lockstep), so every row leaves them as starts on a line.
+    // with the length; no row has one now (the AVX-512 kernel reads them
+    // as whole lines where its row says), so every row leaves them as
+    // starts on a line.
     #[cfg(md5_sse2)]
     {
         let split: Vec<*const u8> = ptrs.iter().map(|p| p.wrapping_add(16)).collect();
