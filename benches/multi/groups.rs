@@ -1,7 +1,7 @@
 //! The AVX-512 kernel through the scheduler at each group count it is
 //! built for (16 to 64 lanes; sets of short messages too), on the batch
 //! table's batches: the measurement behind the tuning row's `groups` and
-//! `short_groups` for this CPU's family (`src/multi/tuning.rs`). Printed where the
+//! `short_groups` for this CPU's family (`md5x/src/multi/tuning.rs`). Printed where the
 //! argument `groups` names it or no argument filters; each row is the
 //! batch's throughput ratio to the rule's own counts.
 

@@ -1,5 +1,5 @@
 //! `cargo bench --bench multi -- tune`: every field of the tuning row
-//! (`src/multi/tuning.rs`) that this CPU's kernels can be measured on, each
+//! (`md5x/src/multi/tuning.rs`) that this CPU's kernels can be measured on, each
 //! choice against the others through the scheduler in interleaved rounds,
 //! and the row it proposes, printed as Rust to paste into `tuning.rs`: a
 //! new CPU family's row is committed from one command's output.
@@ -396,7 +396,7 @@ pub(super) fn run() {
     s.stagger("other_stagger", now.other_stagger, row.other_stagger, false);
     s.print();
     println!(
-        "\n  the proposed row, to paste into src/multi/tuning.rs (fields not measured here as in force):\n"
+        "\n  the proposed row, to paste into md5x/src/multi/tuning.rs (fields not measured here as in force):\n"
     );
     println!("const MEASURED: Tuning = {row:#?};");
 }

@@ -23,6 +23,21 @@ pub(crate) const BUCKET_MIN_ROWS: usize = 256;
 /// full width: a batch of them is read as one stream.
 pub(crate) const STREAM_FROM_MEMORY_BYTES: usize = 6 << 20;
 
+/// Messages the scheduler's queue holds at a time (`scheduler/queue.rs`):
+/// a multiple of every kernel's width (4 to 64 lanes in groups of 4, 8 or
+/// 16), so that whole sets fill windows. The wider the window, the closer
+/// its order to the whole batch's, longest first, up to where a wider one
+/// stopped gaining.
+pub(crate) const QUEUE_WINDOW: usize = 768;
+
+/// The work a run of messages holds in the `par_` forms, in bytes: a
+/// message counts as its length plus 64 (its padding and its share of the
+/// per-message work). Large enough that a run's hashing dwarfs handing it
+/// to another thread, small enough that a batch of a few megabytes is
+/// split many ways.
+#[cfg(feature = "rayon")]
+pub(crate) const PAR_RUN_BYTES: u64 = 256 << 10;
+
 /// Outputs of at least this many bytes a call are written past the caches
 /// (`past_cache.rs`): smaller ones a plain store leaves in L2, where the next
 /// reader finds them.

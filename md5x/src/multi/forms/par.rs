@@ -14,14 +14,11 @@ use super::pieces::{PieceLists, Prefixed, Suffixed};
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
 use crate::multi::scheduler::source::Slices;
+use crate::multi::tuning::PAR_RUN_BYTES;
 use core::marker::PhantomData;
 
-/// The work a run of messages holds, in bytes: a message counts as its
-/// length plus 64 (its padding and its share of the per-message work).
-/// Large enough that a run's hashing (about 0.4 ms on one core) dwarfs
-/// handing it to another thread, small enough that a batch of a few
-/// megabytes is split many ways.
-const RUN_BYTES: u64 = 256 << 10;
+/// The work a run of messages holds ([`PAR_RUN_BYTES`]).
+const RUN_BYTES: u64 = PAR_RUN_BYTES;
 
 /// Batches of at least this many messages are split without their bytes
 /// being counted first: they are worth splitting whatever their lengths.

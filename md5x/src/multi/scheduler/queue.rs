@@ -12,15 +12,12 @@
 
 use super::pad::padded_blocks;
 use super::source::{Message, Source};
+use crate::multi::tuning::QUEUE_WINDOW;
 use core::mem::MaybeUninit;
 
-/// Messages queued at a time: a multiple of every kernel's width (4 to 64
-/// lanes in groups of 4, 8 or 16), so that whole sets fill windows. The
-/// wider the window, the closer its order to the whole batch's, longest
-/// first: batches of messages of 0 to 16 KiB ran faster at 768 than at
-/// 192, and at least as fast as at 576. The window takes about 24 KB of
-/// stack (32-byte entries); `sort` works in it.
-pub(crate) const WINDOW: usize = 768;
+/// Messages queued at a time ([`QUEUE_WINDOW`]). The window takes about
+/// 24 KB of stack (32-byte entries); `sort` works in it.
+pub(crate) const WINDOW: usize = QUEUE_WINDOW;
 const _: () = assert!(WINDOW <= u16::MAX as usize, "sort's places are u16");
 
 /// Windows whose block counts are all at most this are sorted by counting
