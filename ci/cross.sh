@@ -219,7 +219,7 @@ done
 PROFILE=()
 # The library's three packages: md-5's tests run md5x through its name,
 # md5x's and md5x-block's unit tests run the kernels and backends.
-SUITE=(-p md-5 -p md5x -p md5x-block)
+SUITE=(--workspace --exclude md5sum-rs --exclude md5x-testkit)
 SUFFIX=
 if [ "$RELEASE" = 1 ]; then
     PROFILE=(--release)

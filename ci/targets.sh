@@ -45,7 +45,7 @@ for entry in "${LIB_TARGETS[@]}"; do
     fi
 done
 [ "${1:-}" != --install-only ] || exit 0
-SUITE=(-p md-5 -p md5x -p md5x-block --lib --tests)
+SUITE=(--workspace --exclude md5sum-rs --exclude md5x-testkit --lib --tests)
 [ "${1:-}" != --ci ] || SUITE=(--test stack)
 
 start=$SECONDS
