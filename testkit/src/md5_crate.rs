@@ -179,7 +179,7 @@ macro_rules! md5_crate_tests {
         #[cfg(not(feature = "std"))]
         #[test]
         fn no_io_write_without_std() {
-            assert!(!implements!(md5::Context: std::io::Write));
+            assert!(!$crate::implements!(md5::Context: std::io::Write));
         }
 
         const SUITE: [(&str, &str); 8] = [
