@@ -23,7 +23,7 @@
 #                          (ci/wheel_smoke.py against hashlib); the musllinux
 #                          one audited here, and run by ci/musl-python.sh in
 #                          a musl CPython it builds (too slow for CI)
-#   md5x-V.crate, md5sum-rs-V.crate
+#   md5x-block-V.crate, md5x-testkit-V.crate, md5x-V.crate, md5sum-rs-V.crate
 #                          the crates.io uploads, in publish order, from
 #                          ci/package.sh (its dry runs, unpacked tests and
 #                          dependents), each carrying both licence files
@@ -280,9 +280,9 @@ fi
 
 # --- crates ----------------------------------------------------------------------
 
-step "crates: md5x, then md5sum-rs (ci/package.sh: dry runs, unpacked tests, dependents)"
+step "crates: md5x-block, md5x-testkit, md5x, md5sum-rs (ci/package.sh: dry runs, unpacked tests, dependents)"
 [ "$REUSE_CRATES" = 1 ] || bash ci/package.sh
-for name in md5x md5sum-rs; do
+for name in md5x-block md5x-testkit md5x md5sum-rs; do
     crate=$(find target/package -maxdepth 2 -name "$name-[0-9]*.crate" -not -path '*/tmp-registry/*')
     single "$crate" || fail "no single $name .crate in target/package"
     [ "$(basename "$crate")" = "$name-$VERSION.crate" ] || fail "$crate: not version $VERSION of the sdist"
