@@ -32,7 +32,9 @@ fn short_strings(n: usize) -> Vec<String> {
     (0..n)
         .map(|_| {
             let len = 8 + (rng.next() % 48) as usize;
-            (0..len).map(|_| (b'a' + (rng.next() % 26) as u8) as char).collect()
+            (0..len)
+                .map(|_| (b'a' + (rng.next() % 26) as u8) as char)
+                .collect()
         })
         .collect()
 }
@@ -49,7 +51,11 @@ fn blobs(n: usize) -> Vec<Vec<u8>> {
 /// table `t` of `column` in batches of 8,192 rows spread over as many
 /// partitions.
 fn context(column: ArrayRef, partitions: usize) -> SessionContext {
-    let schema = Arc::new(Schema::new(vec![Field::new("s", column.data_type().clone(), false)]));
+    let schema = Arc::new(Schema::new(vec![Field::new(
+        "s",
+        column.data_type().clone(),
+        false,
+    )]));
     let mut parts = vec![Vec::new(); partitions];
     for (k, at) in (0..column.len()).step_by(8192).enumerate() {
         let len = 8192.min(column.len() - at);
@@ -162,8 +168,14 @@ fn peak_rss(rows: usize) {
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
-        let nums: Vec<f64> = text.split_whitespace().filter_map(|v| v.parse().ok()).collect();
-        assert!(out.status.success() && nums.len() == 2, "{function}: {text}");
+        let nums: Vec<f64> = text
+            .split_whitespace()
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        assert!(
+            out.status.success() && nums.len() == 2,
+            "{function}: {text}"
+        );
         println!(
             "CREATE TABLE h AS SELECT {function:<4}(s), {rows} rows: peak RSS {:>7.1} MiB \
              ({:.1} MiB before the query)",
@@ -186,7 +198,11 @@ fn main() {
         .unwrap_or(7);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("CPU: {}", cpu());
-    println!("md5x::multi kernel: {} ({} lanes)", md5x::multi::backend(), md5x::multi::lanes());
+    println!(
+        "md5x::multi kernel: {} ({} lanes)",
+        md5x::multi::backend(),
+        md5x::multi::lanes()
+    );
     println!("best of {rounds} rounds, md5 and md5x interleaved\n");
 
     let strings = short_strings(1_000_000);
@@ -203,11 +219,26 @@ fn main() {
         let one = context(Arc::clone(&utf8), 1);
         compare("1M x 8-55 B Utf8, target_partitions=1", rounds, &one).await;
         let all = context(Arc::clone(&utf8), cores);
-        compare(&format!("1M x 8-55 B Utf8, target_partitions={cores}"), rounds, &all).await;
+        compare(
+            &format!("1M x 8-55 B Utf8, target_partitions={cores}"),
+            rounds,
+            &all,
+        )
+        .await;
         let blob_ctx = context(Arc::clone(&blobs), 1);
-        compare("100k x 1 KiB Binary, target_partitions=1", rounds, &blob_ctx).await;
+        compare(
+            "100k x 1 KiB Binary, target_partitions=1",
+            rounds,
+            &blob_ctx,
+        )
+        .await;
         let view_ctx = context(Arc::clone(&view), 1);
-        compare("1M x 8-55 B Utf8View, target_partitions=1", rounds, &view_ctx).await;
+        compare(
+            "1M x 8-55 B Utf8View, target_partitions=1",
+            rounds,
+            &view_ctx,
+        )
+        .await;
 
         let runs = [
             (&one, "SELECT max(md5x(s)) FROM t".to_string()),

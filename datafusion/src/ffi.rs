@@ -34,10 +34,8 @@ type Invoke = unsafe extern "C" fn(
 ) -> FFI_Result<FFI_ColumnarValue>;
 type ReturnField =
     unsafe extern "C" fn(&FFI_ScalarUDF, FFI_ReturnFieldArgs) -> FFI_Result<WrappedSchema>;
-type Coerce = unsafe extern "C" fn(
-    &FFI_ScalarUDF,
-    SVec<WrappedSchema>,
-) -> FFI_Result<SVec<WrappedSchema>>;
+type Coerce =
+    unsafe extern "C" fn(&FFI_ScalarUDF, SVec<WrappedSchema>) -> FFI_Result<SVec<WrappedSchema>>;
 type Clone = unsafe extern "C" fn(&FFI_ScalarUDF) -> FFI_ScalarUDF;
 
 /// datafusion-ffi's functions that the guards call: the same for every

@@ -50,8 +50,7 @@ pub(crate) fn hex_view_column(array: &dyn Array) -> Result<ArrayRef> {
     // `index`, which holds that row's 32 bytes; those bytes are ASCII hex,
     // valid UTF-8; there is one view per row and `logical_nulls` is
     // `rows` long.
-    let column =
-        unsafe { StringViewArray::new_unchecked(views, data, array.logical_nulls()) };
+    let column = unsafe { StringViewArray::new_unchecked(views, data, array.logical_nulls()) };
     Ok(Arc::new(column))
 }
 

@@ -89,10 +89,7 @@ fn offsets_into<O: md5x::multi::Offset>(values: &[u8], offsets: &[O], slots: Slo
 }
 
 /// Rows given as slices by `row`, hashed a chunk at a time.
-fn slices_into<'a>(
-    row: impl Fn(usize) -> Result<&'a [u8]>,
-    slots: Slots<'_>,
-) -> Result<()> {
+fn slices_into<'a>(row: impl Fn(usize) -> Result<&'a [u8]>, slots: Slots<'_>) -> Result<()> {
     let rows = slots.len();
     let mut slices: Vec<&[u8]> = Vec::with_capacity(rows.min(CHUNK));
     let mut digests = vec![[0u8; 16]; rows.min(CHUNK)];
@@ -148,7 +145,8 @@ impl<'a> Views<'a> {
         let Some(view) = self.views.get(row) else {
             return exec_err!("md5x: row {row} has no view");
         };
-        let word = |at: usize| u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
+        let word =
+            |at: usize| u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
         let len = word(0) as usize;
         if len <= 12 {
             return Ok(&view[4..4 + len]);

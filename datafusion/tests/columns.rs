@@ -26,7 +26,10 @@ fn inputs() -> Vec<(String, ArrayRef)> {
     }
     for width in [0, 1, 16, 55, 56, 64, 200] {
         let column = fixed(4, ROWS / 10, width);
-        inputs.push((format!("FixedSizeBinary({width}), sliced"), column.slice(3, 9_000)));
+        inputs.push((
+            format!("FixedSizeBinary({width}), sliced"),
+            column.slice(3, 9_000),
+        ));
         inputs.push((
             format!("Dictionary of FixedSizeBinary({width})"),
             dictionary(5, ROWS / 10, Arc::clone(&column)),
@@ -77,11 +80,17 @@ fn no_rows_all_null_and_empty_rows() {
     cases.push(("no rows FixedSizeBinary".into(), fixed(7, 0, 8)));
     // A dictionary with no values: every key is NULL.
     let keys = datafusion::arrow::array::Int32Array::from(vec![None; 5]);
-    let values: ArrayRef = Arc::new(datafusion::arrow::array::StringArray::from(Vec::<&str>::new()));
-    let empty_dictionary =
-        datafusion::arrow::array::DictionaryArray::<datafusion::arrow::datatypes::Int32Type>::try_new(keys, values)
-            .unwrap();
-    cases.push(("all NULL dictionary without values".into(), Arc::new(empty_dictionary)));
+    let values: ArrayRef = Arc::new(datafusion::arrow::array::StringArray::from(
+        Vec::<&str>::new(),
+    ));
+    let empty_dictionary = datafusion::arrow::array::DictionaryArray::<
+        datafusion::arrow::datatypes::Int32Type,
+    >::try_new(keys, values)
+    .unwrap();
+    cases.push((
+        "all NULL dictionary without values".into(),
+        Arc::new(empty_dictionary),
+    ));
     for (name, input) in cases {
         let ours = call_array(&md5x, &input);
         assert_same(&ours, &md5_of(&input), &name);

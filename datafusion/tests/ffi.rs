@@ -57,12 +57,18 @@ fn queries_through_the_ffi_equal_md5() {
                 .await
                 .unwrap();
             let hex = datafusion::arrow::compute::concat(
-                &batches.iter().map(|b| b.column(0).as_ref()).collect::<Vec<_>>(),
+                &batches
+                    .iter()
+                    .map(|b| b.column(0).as_ref())
+                    .collect::<Vec<_>>(),
             )
             .unwrap();
             assert_same(&hex, &md5_of(&column), "md5x through the FFI");
             let bytes = datafusion::arrow::compute::concat(
-                &batches.iter().map(|b| b.column(1).as_ref()).collect::<Vec<_>>(),
+                &batches
+                    .iter()
+                    .map(|b| b.column(1).as_ref())
+                    .collect::<Vec<_>>(),
             )
             .unwrap();
             assert_same(&bytes, &digest_of(&column), "md5x_binary through the FFI");

@@ -51,7 +51,11 @@ fn offsets_past_two_gib() {
         assert_same(&call_array(&md5x, &column), &md5_of(&column), &what);
         let tail = column.slice(2, 4);
         assert_same(&call_array(&md5x, &tail), &md5_of(&tail), &what);
-        assert_same(&call_array(&md5x_binary, &column), &digest_of(&column), &what);
+        assert_same(
+            &call_array(&md5x_binary, &column),
+            &digest_of(&column),
+            &what,
+        );
     }
 }
 
@@ -76,6 +80,10 @@ fn views_into_several_buffers_of_more_than_two_gib_in_all() {
     for column in [binary, text] {
         let what = column.data_type().to_string();
         assert_same(&call_array(&md5x, &column), &md5_of(&column), &what);
-        assert_same(&call_array(&md5x_binary, &column), &digest_of(&column), &what);
+        assert_same(
+            &call_array(&md5x_binary, &column),
+            &digest_of(&column),
+            &what,
+        );
     }
 }

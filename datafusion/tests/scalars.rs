@@ -31,7 +31,10 @@ fn scalars() -> Vec<ScalarValue> {
         ScalarValue::LargeBinary(None),
         ScalarValue::BinaryView(None),
         ScalarValue::FixedSizeBinary(4, None),
-        ScalarValue::Dictionary(Box::new(DataType::Int8), Box::new(ScalarValue::Binary(None))),
+        ScalarValue::Dictionary(
+            Box::new(DataType::Int8),
+            Box::new(ScalarValue::Binary(None)),
+        ),
     ];
     for len in [55, 56, 64, 200] {
         scalars.push(ScalarValue::Binary(Some(vec![b'a'; len])));
@@ -65,7 +68,10 @@ fn scalars_equal_md5_of_the_same_row() {
 fn untyped_null_is_null() {
     let md5x = md5x_datafusion::md5x_udf();
     let out = call(&md5x, ColumnarValue::Scalar(ScalarValue::Null), 1).unwrap();
-    assert!(matches!(out, ColumnarValue::Scalar(ScalarValue::Utf8View(None))), "{out:?}");
+    assert!(
+        matches!(out, ColumnarValue::Scalar(ScalarValue::Utf8View(None))),
+        "{out:?}"
+    );
 }
 
 #[test]

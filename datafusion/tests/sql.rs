@@ -51,7 +51,9 @@ fn context() -> (SessionContext, Vec<Field>) {
 
 async fn count(ctx: &SessionContext, sql: &str) -> Result<i64> {
     let batches = ctx.sql(sql).await?.collect().await?;
-    let counts = batches[0].column(0).as_primitive::<datafusion::arrow::datatypes::Int64Type>();
+    let counts = batches[0]
+        .column(0)
+        .as_primitive::<datafusion::arrow::datatypes::Int64Type>();
     Ok(counts.value(0))
 }
 
@@ -87,7 +89,9 @@ fn result_types_and_nullability_are_md5s() {
     block_on(async {
         for c in ["c0", "c1", "c2", "c3", "c4", "c5"] {
             let df = ctx
-                .sql(&format!("SELECT md5({c}) AS a, md5x({c}) AS b, md5x_binary({c}) AS c FROM t"))
+                .sql(&format!(
+                    "SELECT md5({c}) AS a, md5x({c}) AS b, md5x_binary({c}) AS c FROM t"
+                ))
                 .await
                 .unwrap();
             let schema = df.schema().as_arrow().clone();
@@ -114,7 +118,9 @@ fn override_md5_replaces_md5_and_keeps_its_results_and_names() {
         md5x_datafusion::override_md5(&ctx);
         let udf = ctx.udf("md5").unwrap();
         assert!(
-            udf.inner().downcast_ref::<md5x_datafusion::Md5x>().is_some(),
+            udf.inner()
+                .downcast_ref::<md5x_datafusion::Md5x>()
+                .is_some(),
             "md5 is still DataFusion's"
         );
         let after = ctx.sql(sql).await.unwrap().collect().await.unwrap();
@@ -145,7 +151,10 @@ fn wrong_types_and_arities_are_planning_errors_naming_the_accepted_types() {
                 "{sql}: not a planning error: {message}"
             );
             assert!(message.contains(name), "{sql}: {message}");
-            assert!(message.contains("Utf8, LargeUtf8, Utf8View, Binary"), "{sql}: {message}");
+            assert!(
+                message.contains("Utf8, LargeUtf8, Utf8View, Binary"),
+                "{sql}: {message}"
+            );
             assert!(message.contains(said), "{sql}: {message}");
         }
     });
@@ -164,7 +173,10 @@ fn null_and_empty_literals() {
             .unwrap();
         let row = &batches[0];
         assert!(row.column(0).is_null(0));
-        assert_eq!(row.column(1).as_string_view().value(0), "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(
+            row.column(1).as_string_view().value(0),
+            "d41d8cd98f00b204e9800998ecf8427e"
+        );
         assert!(row.column(2).is_null(0));
         assert_eq!(row.column(0).data_type(), row.column(3).data_type());
     });

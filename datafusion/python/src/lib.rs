@@ -64,7 +64,10 @@ fn ffi_major() -> u64 {
 /// Refuses a `datafusion` package of another major than [`ffi_major`].
 fn check_datafusion(py: Python<'_>) -> PyResult<()> {
     let version: String = py.import("datafusion")?.getattr("__version__")?.extract()?;
-    let major = version.split('.').next().and_then(|m| m.parse::<u64>().ok());
+    let major = version
+        .split('.')
+        .next()
+        .and_then(|m| m.parse::<u64>().ok());
     if major == Some(ffi_major()) {
         return Ok(());
     }

@@ -201,7 +201,11 @@ pub fn digest_of(array: &ArrayRef) -> ArrayRef {
 pub fn assert_same(ours: &ArrayRef, expected: &ArrayRef, what: &str) {
     assert_eq!(ours.data_type(), expected.data_type(), "{what}: type");
     assert_eq!(ours.len(), expected.len(), "{what}: rows");
-    assert_eq!(ours.logical_nulls(), expected.logical_nulls(), "{what}: NULLs");
+    assert_eq!(
+        ours.logical_nulls(),
+        expected.logical_nulls(),
+        "{what}: NULLs"
+    );
     if ours.as_ref() != expected.as_ref() {
         let first = (0..ours.len())
             .find(|&i| ours.slice(i, 1).as_ref() != expected.slice(i, 1).as_ref())
