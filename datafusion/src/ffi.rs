@@ -36,7 +36,7 @@ type ReturnField =
     unsafe extern "C" fn(&FFI_ScalarUDF, FFI_ReturnFieldArgs) -> FFI_Result<WrappedSchema>;
 type Coerce =
     unsafe extern "C" fn(&FFI_ScalarUDF, SVec<WrappedSchema>) -> FFI_Result<SVec<WrappedSchema>>;
-type Clone = unsafe extern "C" fn(&FFI_ScalarUDF) -> FFI_ScalarUDF;
+type CloneFn = unsafe extern "C" fn(&FFI_ScalarUDF) -> FFI_ScalarUDF;
 
 /// datafusion-ffi's functions that the guards call: the same for every
 /// struct its `From<Arc<ScalarUDF>>` makes in this library.
@@ -44,7 +44,7 @@ struct Unguarded {
     invoke: Invoke,
     return_field: ReturnField,
     coerce: Coerce,
-    clone: Clone,
+    clone: CloneFn,
 }
 
 static UNGUARDED: OnceLock<Unguarded> = OnceLock::new();

@@ -23,7 +23,7 @@ pub(crate) fn hex_view_column(array: &dyn Array) -> Result<ArrayRef> {
     let mut buffer = MutableBuffer::from_len_zeroed(total);
     let (views, hex) = buffer.as_slice_mut().split_at_mut(views_len);
     let hex = hex.as_chunks_mut::<32>().0;
-    hash_into(array, Slots::Hex(hex))?;
+    hash_into(array, Slots::Hex(&mut *hex))?;
     let views = views.as_chunks_mut::<16>().0;
     for (row, (view, hex)) in views.iter_mut().zip(hex.iter()).enumerate() {
         let index = row / HEX_ROWS_PER_BUFFER;
