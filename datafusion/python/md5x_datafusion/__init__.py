@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._native import DATAFUSION_MAJOR, ScalarUdf
+from ._native import DATAFUSION_MAJOR, ScalarUdf, check_datafusion
 
 if TYPE_CHECKING:
     import datafusion
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DATAFUSION_MAJOR",
     "ScalarUdf",
+    "check_datafusion",
     "md5x",
     "md5x_binary",
     "override_md5",
@@ -32,6 +33,8 @@ __all__ = [
 
 
 def _udf(name: str) -> datafusion.ScalarUDF:
+    # Before anything of datafusion's API is used, which may differ too.
+    check_datafusion()
     from datafusion import ScalarUDF
 
     return ScalarUDF.from_pycapsule(ScalarUdf(name))

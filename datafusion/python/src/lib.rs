@@ -61,7 +61,9 @@ fn ffi_major() -> u64 {
     datafusion_ffi::version()
 }
 
-/// Refuses a `datafusion` package of another major than [`ffi_major`].
+/// Refuses a `datafusion` package of another major than [`ffi_major`]
+/// with a `RuntimeError` that says which to install.
+#[pyfunction]
 fn check_datafusion(py: Python<'_>) -> PyResult<()> {
     let version: String = py.import("datafusion")?.getattr("__version__")?.extract()?;
     let major = version
@@ -84,6 +86,7 @@ fn check_datafusion(py: Python<'_>) -> PyResult<()> {
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ScalarUdf>()?;
+    m.add_function(wrap_pyfunction!(check_datafusion, m)?)?;
     m.add("DATAFUSION_MAJOR", ffi_major())?;
     Ok(())
 }
