@@ -73,7 +73,9 @@ mod tests {
     fn refuses_other_types_and_arities_naming_what_it_takes() {
         let dict_of_int = DataType::Dictionary(Box::new(DataType::Int8), Box::new(DataType::Int64));
         for t in [DataType::Int64, DataType::Boolean, dict_of_int] {
-            let err = coerce("md5x", &[t.clone()]).unwrap_err().to_string();
+            let err = coerce("md5x", std::slice::from_ref(&t))
+                .unwrap_err()
+                .to_string();
             assert!(err.contains("md5x takes Utf8, LargeUtf8"), "{err}");
             assert!(err.contains(&format!("got {t}")), "{err}");
         }
