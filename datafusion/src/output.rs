@@ -4,7 +4,7 @@
 
 use crate::rows::{hash_into, Slots};
 use datafusion::arrow::array::{Array, ArrayRef, BinaryArray, StringViewArray};
-use datafusion::arrow::buffer::{Buffer, MutableBuffer, OffsetBuffer, ScalarBuffer};
+use datafusion::arrow::buffer::{Buffer, MutableBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use datafusion::common::{exec_err, Result};
 use std::sync::Arc;
 
@@ -48,9 +48,9 @@ pub(crate) fn hex_view_column(array: &dyn Array) -> Result<ArrayRef> {
     // SAFETY: each view written above holds 32 (> 12) bytes, starting with
     // the 4 it carries as its prefix, at an offset within data buffer
     // `index`, which holds that row's 32 bytes; those bytes are ASCII hex,
-    // valid UTF-8; there is one view per row and `logical_nulls` is
+    // valid UTF-8; there is one view per row and `nulls_of(array)` is
     // `rows` long.
-    let column = unsafe { StringViewArray::new_unchecked(views, data, array.logical_nulls()) };
+    let column = unsafe { StringViewArray::new_unchecked(views, data, nulls_of(array)) };
     Ok(Arc::new(column))
 }
 
@@ -82,6 +82,13 @@ pub(crate) fn binary_column(array: &dyn Array) -> Result<ArrayRef> {
     // SAFETY: the offsets written above start at 0 and rise by 16 to
     // 16 * rows, the length of `values`.
     let offsets = unsafe { OffsetBuffer::new_unchecked(offsets) };
-    let column = BinaryArray::try_new(offsets, values, array.logical_nulls())?;
+    let column = BinaryArray::try_new(offsets, values, nulls_of(array))?;
     Ok(Arc::new(column))
+}
+
+/// The result's nulls: `array`'s logical nulls (a dictionary's keys' and
+/// values' together), shared, or none where no row is null, as DataFusion's
+/// `md5` leaves them.
+fn nulls_of(array: &dyn Array) -> Option<NullBuffer> {
+    array.logical_nulls().filter(|nulls| nulls.null_count() > 0)
 }
