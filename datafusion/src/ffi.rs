@@ -1,78 +1,59 @@
 //! The functions as datafusion-ffi's [`FFI_ScalarUDF`], for a DataFusion
-//! built into another library (datafusion-python's), with a guard on each
-//! call that can fail: a panic there becomes the call's error, since none
-//! may unwind out of an `extern "C"` function (Rust aborts the process).
+//! built into another library (datafusion-python's), each call that
+//! crosses the FFI guarded: a panic in it becomes the call's error, since
+//! none may unwind out of datafusion-ffi's `extern "C"` functions (Rust
+//! aborts the process there).
+//!
+//! The guard sits inside those functions, around the [`ScalarUDFImpl`]
+//! they call (`CatchPanics`); a wrapper around them would come too late,
+//! as the abort happens when the panic reaches their frame. What
+//! datafusion-ffi does itself (converting Arrow arrays and schemas across
+//! the FFI) returns its errors and is not guarded.
 //!
 //! The struct's layout is datafusion-ffi's, and changes between DataFusion
 //! majors: hand it only to a DataFusion of the major
 //! [`datafusion_ffi::version`] names.
 
-use datafusion::logical_expr::ScalarUDF;
-use datafusion_ffi::arrow_wrappers::{WrappedArray, WrappedSchema};
-use datafusion_ffi::config::FFI_ConfigOptions;
-use datafusion_ffi::expr::columnar_value::FFI_ColumnarValue;
-use datafusion_ffi::udf::return_type_args::FFI_ReturnFieldArgs;
+use datafusion::arrow::datatypes::{DataType, FieldRef};
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::{exec_err, Result};
+use datafusion::logical_expr::sort_properties::ExprProperties;
+use datafusion::logical_expr::{
+    ColumnarValue, ExpressionPlacement, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF,
+    ScalarUDFImpl, Signature,
+};
 use datafusion_ffi::udf::FFI_ScalarUDF;
-use datafusion_ffi::util::FFI_Result;
-use stabby::vec::Vec as SVec;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// `udf` as an [`FFI_ScalarUDF`], its calls guarded.
 pub fn export(udf: ScalarUDF) -> FFI_ScalarUDF {
-    guard(FFI_ScalarUDF::from(Arc::new(udf)))
+    FFI_ScalarUDF::from(Arc::new(guarded(udf)))
 }
 
-type Invoke = unsafe extern "C" fn(
-    &FFI_ScalarUDF,
-    SVec<WrappedArray>,
-    SVec<WrappedSchema>,
-    usize,
-    WrappedSchema,
-    FFI_ConfigOptions,
-) -> FFI_Result<FFI_ColumnarValue>;
-type ReturnField =
-    unsafe extern "C" fn(&FFI_ScalarUDF, FFI_ReturnFieldArgs) -> FFI_Result<WrappedSchema>;
-type Coerce =
-    unsafe extern "C" fn(&FFI_ScalarUDF, SVec<WrappedSchema>) -> FFI_Result<SVec<WrappedSchema>>;
-type CloneFn = unsafe extern "C" fn(&FFI_ScalarUDF) -> FFI_ScalarUDF;
-
-/// datafusion-ffi's functions that the guards call: the same for every
-/// struct its `From<Arc<ScalarUDF>>` makes in this library.
-struct Unguarded {
-    invoke: Invoke,
-    return_field: ReturnField,
-    coerce: Coerce,
-    clone: CloneFn,
+/// `udf`, each call of it that datafusion-ffi makes guarded.
+fn guarded(udf: ScalarUDF) -> ScalarUDF {
+    ScalarUDF::new_from_impl(CatchPanics(Arc::new(udf)))
 }
 
-static UNGUARDED: OnceLock<Unguarded> = OnceLock::new();
+/// A function whose calls return a panic as their error: every method of
+/// [`ScalarUDFImpl`] that datafusion-ffi's [`FFI_ScalarUDF`] calls is
+/// passed on to the function inside, under `catch_unwind`.
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct CatchPanics(Arc<ScalarUDF>);
 
-/// `udf`, as datafusion-ffi made it, with its calls guarded. Its clones
-/// (a consumer clones the struct it receives) are guarded too.
-fn guard(mut udf: FFI_ScalarUDF) -> FFI_ScalarUDF {
-    UNGUARDED.get_or_init(|| Unguarded {
-        invoke: udf.invoke_with_args,
-        return_field: udf.return_field_from_args,
-        coerce: udf.coerce_types,
-        clone: udf.clone,
-    });
-    udf.invoke_with_args = guarded_invoke;
-    udf.return_field_from_args = guarded_return_field;
-    udf.coerce_types = guarded_coerce;
-    udf.clone = guarded_clone;
-    udf
-}
-
-/// `call`'s result, or its panic as an error.
-fn catching<T>(call: impl FnOnce() -> FFI_Result<T>) -> FFI_Result<T> {
-    match catch_unwind(AssertUnwindSafe(call)) {
-        Ok(result) => result,
-        Err(panic) => FFI_Result::from(Err::<T, _>(format!(
-            "md5x: a call failed: {}",
-            panic_message(&*panic)
-        ))),
+impl CatchPanics {
+    /// `call` on the function inside, or its panic as an error.
+    fn catching<T>(&self, what: &str, call: impl FnOnce(&ScalarUDF) -> Result<T>) -> Result<T> {
+        match catch_unwind(AssertUnwindSafe(|| call(&self.0))) {
+            Ok(result) => result,
+            Err(panic) => exec_err!(
+                "{}: {what} panicked: {}",
+                self.0.name(),
+                panic_message(&*panic)
+            ),
+        }
     }
 }
 
@@ -84,64 +65,56 @@ fn panic_message(panic: &(dyn Any + Send)) -> &str {
         .unwrap_or("a panic")
 }
 
-fn unguarded() -> &'static Unguarded {
-    // Set by `guard` before any struct with a guard exists.
-    UNGUARDED.get().unwrap_or_else(|| unreachable!())
-}
+impl ScalarUDFImpl for CatchPanics {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
 
-/// # Safety
-///
-/// datafusion-ffi's contract for `invoke_with_args`: `udf` is a live
-/// struct this library made.
-unsafe extern "C" fn guarded_invoke(
-    udf: &FFI_ScalarUDF,
-    args: SVec<WrappedArray>,
-    arg_fields: SVec<WrappedSchema>,
-    rows: usize,
-    return_field: WrappedSchema,
-    config: FFI_ConfigOptions,
-) -> FFI_Result<FFI_ColumnarValue> {
-    catching(|| {
-        let invoke = unguarded().invoke;
-        // SAFETY: the caller's contract, which datafusion-ffi's function
-        // has too; the arguments are passed on as received.
-        unsafe { invoke(udf, args, arg_fields, rows, return_field, config) }
-    })
-}
+    fn aliases(&self) -> &[String] {
+        self.0.aliases()
+    }
 
-/// # Safety
-///
-/// datafusion-ffi's contract for `return_field_from_args`.
-unsafe extern "C" fn guarded_return_field(
-    udf: &FFI_ScalarUDF,
-    args: FFI_ReturnFieldArgs,
-) -> FFI_Result<WrappedSchema> {
-    catching(|| {
-        let return_field = unguarded().return_field;
-        // SAFETY: as in `guarded_invoke`.
-        unsafe { return_field(udf, args) }
-    })
-}
+    fn signature(&self) -> &Signature {
+        self.0.signature()
+    }
 
-/// # Safety
-///
-/// datafusion-ffi's contract for `coerce_types`.
-unsafe extern "C" fn guarded_coerce(
-    udf: &FFI_ScalarUDF,
-    arg_types: SVec<WrappedSchema>,
-) -> FFI_Result<SVec<WrappedSchema>> {
-    catching(|| {
-        let coerce = unguarded().coerce;
-        // SAFETY: as in `guarded_invoke`.
-        unsafe { coerce(udf, arg_types) }
-    })
-}
+    fn short_circuits(&self) -> bool {
+        self.0.short_circuits()
+    }
 
-/// # Safety
-///
-/// datafusion-ffi's contract for `clone`.
-unsafe extern "C" fn guarded_clone(udf: &FFI_ScalarUDF) -> FFI_ScalarUDF {
-    let clone = unguarded().clone;
-    // SAFETY: as in `guarded_invoke`.
-    guard(unsafe { clone(udf) })
+    fn return_type(&self, arg_types: &[DataType]) -> Result<DataType> {
+        self.catching("return_type", |f| f.return_type(arg_types))
+    }
+
+    fn return_field_from_args(&self, args: ReturnFieldArgs) -> Result<FieldRef> {
+        self.catching("return_field_from_args", |f| f.return_field_from_args(args))
+    }
+
+    fn coerce_types(&self, arg_types: &[DataType]) -> Result<Vec<DataType>> {
+        self.catching("coerce_types", |f| f.coerce_types(arg_types))
+    }
+
+    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
+        self.catching("invoke_with_args", |f| f.invoke_with_args(args))
+    }
+
+    fn preserves_lex_ordering(&self, inputs: &[ExprProperties]) -> Result<bool> {
+        self.catching("preserves_lex_ordering", |f| {
+            f.preserves_lex_ordering(inputs)
+        })
+    }
+
+    fn with_updated_config(&self, config: &ConfigOptions) -> Option<ScalarUDF> {
+        // A panic keeps the function as it is, as `None` says.
+        let updated = catch_unwind(AssertUnwindSafe(|| {
+            self.0.inner().with_updated_config(config)
+        }));
+        updated.ok().flatten().map(guarded)
+    }
+
+    fn placement(&self, args: &[ExpressionPlacement]) -> ExpressionPlacement {
+        // Infallible across the FFI: a panic gives the trait's default.
+        catch_unwind(AssertUnwindSafe(|| self.0.placement(args)))
+            .unwrap_or(ExpressionPlacement::KeepInPlace)
+    }
 }
