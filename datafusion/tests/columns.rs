@@ -1,11 +1,14 @@
 //! md5x and md5x_binary against DataFusion's own md5 and digest(x, 'md5')
 //! on 100,000 generated rows of every input type: lengths 0 to 200 (55, 56
-//! and 64 often), non-ASCII text, NULLs, slices and dictionaries.
+//! and 64 often), non-ASCII text, NULLs, slices and dictionaries (of
+//! several key types, sliced), views into many buffers.
 
 mod common;
 
 use common::*;
-use datafusion::arrow::array::{Array, ArrayRef};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, StringViewBuilder};
+use datafusion::arrow::compute::cast;
+use datafusion::arrow::datatypes::DataType;
 use std::sync::Arc;
 
 const ROWS: usize = 100_000;
@@ -18,21 +21,38 @@ fn inputs() -> Vec<(String, ArrayRef)> {
     for column in columns(&texts, &blobs) {
         let name = column.data_type().to_string();
         inputs.push((format!("{name}, sliced"), column.slice(777, ROWS - 2_000)));
+        let dict = dictionary(3, ROWS, column.slice(10, 5_000));
         inputs.push((
-            format!("Dictionary of {name}"),
-            dictionary(3, ROWS, column.slice(10, 5_000)),
+            format!("Dictionary of {name}, sliced"),
+            dict.slice(501, ROWS - 1_000),
         ));
+        for keys in [DataType::UInt16, DataType::Int64] {
+            let values = Box::new(column.data_type().clone());
+            let other = cast(&dict, &DataType::Dictionary(Box::new(keys), values)).unwrap();
+            inputs.push((format!("{}", other.data_type()), other));
+        }
+        inputs.push((format!("Dictionary of {name}"), dict));
         inputs.push((name, column));
     }
+    // Views into many data buffers of 8 KiB: each buffer index in use.
+    let mut builder = StringViewBuilder::new().with_fixed_block_size(8 << 10);
+    builder.extend(texts.iter().map(Option::as_deref));
+    let views: ArrayRef = Arc::new(builder.finish());
+    assert!(views.as_string_view().data_buffers().len() > 100);
+    inputs.push((
+        "Utf8View over 8 KiB buffers, sliced".into(),
+        views.slice(99, 50_000),
+    ));
+    inputs.push(("Utf8View over 8 KiB buffers".into(), views));
     for width in [0, 1, 16, 55, 56, 64, 200] {
-        let column = fixed(4, ROWS / 10, width);
+        let column = fixed(4, ROWS, width);
         inputs.push((
             format!("FixedSizeBinary({width}), sliced"),
-            column.slice(3, 9_000),
+            column.slice(3, ROWS - 10),
         ));
         inputs.push((
             format!("Dictionary of FixedSizeBinary({width})"),
-            dictionary(5, ROWS / 10, Arc::clone(&column)),
+            dictionary(5, ROWS, column.slice(0, 2_000)),
         ));
         inputs.push((format!("FixedSizeBinary({width})"), column));
     }
