@@ -44,7 +44,8 @@ pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
 "$venv/bin/python" -c 'import datafusion; print("datafusion (Python)", datafusion.__version__)'
 
 step "pip install ./datafusion (md5x_datafusion), pytest datafusion/python/tests"
-"${pip[@]}" --no-build-isolation --force-reinstall --no-deps ./datafusion
+# maturin's build hooks run the `maturin` command: the venv's, on PATH.
+PATH="$venv/bin:$PATH" "${pip[@]}" --no-build-isolation --force-reinstall --no-deps ./datafusion
 MD5X_DATAFUSION_OTHER_MAJOR=$other \
     "$venv/bin/python" -m pytest datafusion/python/tests -q -p no:cacheprovider
 
