@@ -1,7 +1,10 @@
 """datafusion-python's md5() against md5x_datafusion's md5x(), one process,
 the two queries interleaved round by round, each one's best round compared.
 
-    python datafusion/python/bench.py [rounds]
+    python datafusion/benches/datafusion_python.py [rounds]
+
+(Not in datafusion/python/: run from there, the md5x_datafusion sources
+beside it, which lack the built module, would shadow the installed package.)
 """
 
 import os
