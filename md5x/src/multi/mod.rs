@@ -12,14 +12,18 @@
 //!   equal [`Md5::digest`](crate::Md5) of each input.
 //! * [`digest_offsets_into`] hashes each row of a column in Arrow's layout
 //!   (one buffer of bytes, and offsets of type [`Offset`]: `i32`, `i64`,
-//!   `u32`, `u64` or `usize`), reading the rows straight from the buffer.
+//!   `u32`, `u64` or `usize`), reading the rows straight from the buffer;
+//!   [`digest_views_into`] a column in Arrow's view layout (`Utf8View`,
+//!   `BinaryView`), reading each row where its view says, and checking
+//!   the view as it reads it ([`ViewError`]).
 //! * [`digest_many_suffixed_into`], [`digest_many_prefixed_into`] and
 //!   [`digest_pieces_into`] hash messages given as pieces (a shared suffix
 //!   or prefix, or a list per message) as their concatenation, without
 //!   copying them together.
 //! * [`hex_into`] and [`base64_into`] write digests as lowercase hex or as
 //!   base64 (HTTP's `Content-MD5`), straight into a column's buffer;
-//!   [`hex_offsets_into`] and [`base64_offsets_into`] take a column's rows
+//!   [`hex_offsets_into`] and [`base64_offsets_into`] (and
+//!   [`hex_views_into`], [`base64_views_into`]) take a column's rows
 //!   straight to hex or base64, encoding each chunk of digests while it is
 //!   in cache.
 //! * With the `rayon` feature, `par_digest_many_into` and the other `par_`
@@ -176,6 +180,7 @@ pub use forms::par::{
     par_digest_offsets_into, par_digest_pieces_into,
 };
 pub use forms::pieces::{digest_many_prefixed_into, digest_many_suffixed_into, digest_pieces_into};
+pub use forms::views::{base64_views_into, digest_views_into, hex_views_into, ViewError};
 pub use lanes::Lanes;
 
 use forms::check_out;

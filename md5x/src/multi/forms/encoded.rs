@@ -20,7 +20,7 @@ use crate::multi::scheduler::digest_batch;
 /// scheduler's, overflowed a 128 KiB thread stack (musl's default, which
 /// Python's threads there get). Without `std`, a chunk is a quarter of
 /// this, on the stack.
-const CHUNK: usize = if cfg!(feature = "std") { 4096 } else { 1024 };
+pub(super) const CHUNK: usize = if cfg!(feature = "std") { 4096 } else { 1024 };
 
 /// Hashes each row of a column in Arrow's layout (as
 /// [`digest_offsets_into`](super::offsets::digest_offsets_into) reads it)

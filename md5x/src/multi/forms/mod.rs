@@ -1,5 +1,5 @@
 //! The forms a batch comes in and goes out as, each on the one scheduler:
-//! a column's buffer and offsets, messages in pieces, the `rayon` forms,
+//! a column's buffer and offsets, a column's views, messages in pieces, the `rayon` forms,
 //! digests written as hex or base64, and a column hashed straight to hex
 //! or base64.
 
@@ -10,6 +10,7 @@ pub(super) mod offsets;
 #[cfg(feature = "rayon")]
 pub(super) mod par;
 pub(super) mod pieces;
+pub(super) mod views;
 
 /// Panics unless a batch of `inputs` messages has as many output slots.
 #[track_caller]

@@ -1,7 +1,8 @@
 //! What the scheduler hashes: a batch of messages (a [`Source`]), each a
 //! [`Message`], which is one slice or pieces hashed as their concatenation.
 //! Every public batch function is a `Source`: slices of the caller's
-//! containers here, Arrow offsets in `forms/offsets.rs`, pieces in `forms/pieces.rs`.
+//! containers here, Arrow offsets in `forms/offsets.rs`, Arrow views in
+//! `forms/views.rs`, pieces in `forms/pieces.rs`.
 
 pub(crate) use crate::multi::lane_state::Start;
 
@@ -87,10 +88,10 @@ pub(crate) trait Source<'a> {
         Start::INIT
     }
 
-    /// Messages `i..i + 16` at once, for a source that lays them back to
-    /// back and knows their lengths without building each (a column's
-    /// offsets): `None` by default, and where fewer than 16 are left. Only
-    /// where the AVX-512 buckets are built (`column_buckets.rs`).
+    /// Messages `i..i + 16` at once, for a source that knows their
+    /// lengths without building each (a column's offsets or views): `None`
+    /// by default, and where fewer than 16 are left. Only where the
+    /// AVX-512 buckets are built (`column_buckets.rs`).
     #[cfg(md5_sse2)]
     #[inline(always)]
     fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
@@ -99,8 +100,9 @@ pub(crate) trait Source<'a> {
     }
 }
 
-/// Sixteen messages that lie back to back: their lengths (any past
-/// `u32::MAX` as `u32::MAX`) and the bytes they span.
+/// Sixteen messages: their lengths (any past `u32::MAX` as `u32::MAX`)
+/// and, where they lie back to back, the bytes they span (empty where
+/// they do not: a view column's rows).
 #[cfg(md5_sse2)]
 pub(crate) struct Sixteen<'a> {
     pub(crate) lens: [u32; 16],

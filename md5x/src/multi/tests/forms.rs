@@ -1,4 +1,4 @@
-//! The batch forms other than slices (Arrow offsets, a shared suffix or
+//! The batch forms other than slices (Arrow offsets and views, a shared suffix or
 //! prefix, lists of pieces) on every kernel against `Md5` fed the same
 //! bytes, and the hex and base64 encoders against plain oracles.
 
@@ -7,6 +7,7 @@ extern crate std;
 use super::{for_each_kernel, widest, Rng, SHRINK};
 use crate::multi::forms::offsets::{Offset, Offsets};
 use crate::multi::forms::pieces::{PieceLists, Prefixed, Suffixed};
+use crate::multi::forms::views::Views;
 use crate::multi::forms::{base64, hex};
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
@@ -324,4 +325,114 @@ fn encoded_at<const N: usize>(
         .iter()
         .chain(&buf[at + N * n..])
         .all(|&b| b == 0x55));
+}
+
+/// A view column of `lens` random rows: inline up to 12 bytes, else in one
+/// of three data buffers (each with bytes before and after its rows), in
+/// Arrow's layout; and each row's digest.
+fn view_column(rng: &mut Rng, lens: &[usize]) -> (Vec<u128>, Vec<Vec<u8>>, Vec<[u8; 16]>) {
+    let mut buffers = vec![rng.bytes(7), rng.bytes(0), rng.bytes(1)];
+    let mut views = Vec::with_capacity(lens.len());
+    let mut want = Vec::with_capacity(lens.len());
+    for &len in lens {
+        let row = rng.bytes(len);
+        want.push(md5_of(&[&row]));
+        let mut view = [0u8; 16];
+        view[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        if len <= 12 {
+            view[4..4 + len].copy_from_slice(&row);
+        } else {
+            let index = rng.below(3);
+            let buffer = &mut buffers[index];
+            view[4..8].copy_from_slice(&row[..4]);
+            view[8..12].copy_from_slice(&(index as u32).to_le_bytes());
+            view[12..].copy_from_slice(&(buffer.len() as u32).to_le_bytes());
+            buffer.extend_from_slice(&row);
+            let gap = rng.below(3);
+            buffer.extend_from_slice(&rng.bytes(gap));
+        }
+        views.push(u128::from_ne_bytes(view));
+    }
+    (views, buffers, want)
+}
+
+#[test]
+fn views_every_kernel() {
+    let mut rng = Rng(0x7669_6577_0001);
+    let w = widest();
+    for rows in [0, 1, 15, 16, 17, w, 2 * w + 5, 450 / SHRINK] {
+        // Mostly 0 to 200 bytes, and 12 and 13, the inline edge.
+        let lens: Vec<usize> = (0..rows)
+            .map(|i| match i % 7 {
+                0 => 12,
+                1 => 13,
+                _ => row_len(&mut rng),
+            })
+            .collect();
+        let (views, buffers, want) = view_column(&mut rng, &lens);
+        let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+        for_each_kernel(|k| {
+            let source = Views::new(&views, &buffers);
+            check(k, &source, &want);
+            assert_eq!(source.check(0), Ok(()), "kernel {}", k.name());
+        });
+        let mut hex = vec![[0u8; 32]; rows];
+        crate::multi::hex_views_into(&views, &buffers, &mut hex).unwrap();
+        let mut want_hex = vec![[0u8; 32]; rows];
+        crate::multi::hex_into(&want, &mut want_hex);
+        assert!(hex == want_hex, "hex_views_into, {rows} rows");
+        let mut b64 = vec![[0u8; 24]; rows];
+        crate::multi::base64_views_into(&views, &buffers, &mut b64).unwrap();
+        let mut want_b64 = vec![[0u8; 24]; rows];
+        crate::multi::base64_into(&want, &mut want_b64);
+        assert!(b64 == want_b64, "base64_views_into, {rows} rows");
+    }
+}
+
+/// Each rule of a view broken at one row, early or in a later chunk of the
+/// encoded forms: that row is named, whatever the kernel, and no panic.
+#[test]
+fn views_that_break_the_rules() {
+    let mut rng = Rng(0x7669_6577_0002);
+    let rows = 5000 / SHRINK;
+    let lens: Vec<usize> = (0..rows).map(|_| 13 + rng.below(60)).collect();
+    let (good, buffers, _) = view_column(&mut rng, &lens);
+    let buffers: Vec<&[u8]> = buffers.iter().map(|b| &b[..]).collect();
+    let size0 = buffers[0].len() as u32;
+    // Length, buffer index, offset.
+    let bad: [[u32; 3]; 5] = [
+        [u32::MAX, 0, 0],
+        [20, 3, 0],
+        [20, u32::MAX, 0],
+        [20, 0, size0 - 19],
+        [20, 0, u32::MAX],
+    ];
+    for fields in bad {
+        for at in [0, 17, rows - 1] {
+            let mut views = good.clone();
+            let mut view = views[at].to_ne_bytes();
+            for (k, at) in [0, 8, 12].into_iter().enumerate() {
+                view[at..at + 4].copy_from_slice(&fields[k].to_le_bytes());
+            }
+            views[at] = u128::from_ne_bytes(view);
+            for_each_kernel(|k| {
+                let source = Views::new(&views, &buffers);
+                let mut out = vec![[0u8; 16]; rows];
+                digest_batch(k, &source, &mut out);
+                let err = source.check(0).unwrap_err();
+                assert_eq!((err.row, err.view), (at, fields));
+            });
+            let mut hex = vec![[0u8; 32]; rows];
+            let err = crate::multi::hex_views_into(&views, &buffers, &mut hex).unwrap_err();
+            assert_eq!(err.row, at, "{err}");
+            let message = format!("{err}");
+            assert!(
+                message.starts_with(&format!("row {at}'s view")),
+                "{message}"
+            );
+            let mut out = vec![[0u8; 16]; rows];
+            let err = crate::multi::digest_views_into(&views, &buffers, &mut out).unwrap_err();
+            assert_eq!(err.row, at);
+        }
+    }
 }
