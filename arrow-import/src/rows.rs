@@ -69,6 +69,7 @@ struct ViewRows<'a> {
 #[derive(Default)]
 pub(crate) struct Scratch<'a> {
     rows: Vec<&'a [u8]>,
+    views: Vec<u128>,
     offsets32: Vec<i32>,
     offsets64: Vec<i64>,
 }
@@ -299,6 +300,10 @@ impl<'a> Rows<'a> {
                 stop,
             )?,
             Data::Views(views) => {
+                stop.check()?;
+                if views.digest_in_one_call(start, out, &mut scratch.views) {
+                    return Ok(());
+                }
                 let rows = &mut scratch.rows;
                 rows.clear();
                 let bits = self.validity.as_ref().map(|v| &v.bits[..]);
@@ -314,6 +319,35 @@ impl<'a> Rows<'a> {
 }
 
 impl<'a> ViewRows<'a> {
+    /// Hashes rows `start..start + out.len()` in one
+    /// `md5x::multi::digest_views_into` call, which reads each row where
+    /// its view says, from a copy of the views (in `copy`: read once, so a
+    /// producer's thread rewriting them meanwhile changes nothing read);
+    /// `false`, having hashed nothing that counts, where that call would
+    /// not be one step's work (a row longer than [`LONG`], or more than
+    /// [`STEP_BYTES`] in all) or where it refuses a view (which a null
+    /// row's may break: the caller reads the rows one by one, nulls as
+    /// empty, and names the row).
+    fn digest_in_one_call(&self, start: usize, out: &mut [[u8; 16]], copy: &mut Vec<u128>) -> bool {
+        copy.clear();
+        copy.extend(
+            self.views[start..start + out.len()]
+                .iter()
+                .map(|v| u128::from_ne_bytes(*v)),
+        );
+        let (mut bytes, mut longest) = (0usize, 0u32);
+        for view in copy.iter() {
+            let b = view.to_ne_bytes();
+            let len = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+            bytes = bytes.saturating_add(len as usize);
+            longest = longest.max(len);
+        }
+        if longest as usize > LONG || stepwise::work(out.len(), bytes) > STEP_BYTES {
+            return false;
+        }
+        md5x::multi::digest_views_into(copy, &self.data, out).is_ok()
+    }
+
     /// Row `i`'s bytes: in its view if 12 or fewer, else in the data
     /// buffer and at the offset the view names, checked to lie inside it.
     /// The view is read once: its fields are copied, checked and used

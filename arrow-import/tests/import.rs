@@ -260,6 +260,39 @@ fn views_inline_and_in_a_data_buffer_and_the_views_made_for_hex() {
     }
 }
 
+/// A null row's view that names no buffer: Arrow asks it to follow the
+/// rules too, yet a producer's may not. The column is hashed (that row
+/// null), and the same view on a row that is not null is refused.
+#[test]
+fn a_null_rows_broken_view_is_not_read() {
+    let rows: Vec<&str> = RFC_1321.iter().map(|(m, _)| *m).collect();
+    let shape = Shape {
+        layout: Layout::View,
+        in_struct: false,
+    };
+    let broken = |null: bool| {
+        let mut made = utf8_view(&rows);
+        let mut views: Vec<[u8; 16]> = rows.iter().map(|_| [0; 16]).collect();
+        // SAFETY: buffer 1 of `utf8_view`'s array is its views, one a row.
+        let original =
+            unsafe { std::slice::from_raw_parts(made.buffers[1].cast::<[u8; 16]>(), rows.len()) };
+        views.copy_from_slice(original);
+        views[5][..4].copy_from_slice(&40i32.to_le_bytes());
+        views[5][8..12].copy_from_slice(&7i32.to_le_bytes());
+        let bitmap = vec![if null { 0b1101_1111 } else { 0xff }];
+        made.buffers[0] = bitmap.as_ptr().cast();
+        made.buffers[1] = views.as_ptr().cast();
+        made.array.null_count = i64::from(null);
+        (made, views, bitmap)
+    };
+    let (made, _views, _bitmap) = broken(true);
+    let mut want: Vec<Option<String>> = RFC_1321.iter().map(|(_, d)| Some(d.to_string())).collect();
+    want[5] = None;
+    assert_eq!(texts(&hash(&made, shape, Output::Hex, 1).unwrap()), want);
+    let (made, _views, _bitmap) = broken(false);
+    assert!(refused(&made, shape).contains("row 5's view names data buffer 7"));
+}
+
 #[test]
 fn a_window_with_nulls_at_an_offset_not_a_multiple_of_8() {
     // Rows 3..7 of the suite; the bitmap (from slot 0) marks slot 4 null.
