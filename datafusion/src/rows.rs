@@ -4,7 +4,7 @@
 //! columns from their values, dictionaries by hashing their values once.
 
 use datafusion::arrow::array::{Array, AsArray};
-use datafusion::arrow::buffer::Buffer;
+use datafusion::arrow::buffer::{Buffer, ScalarBuffer};
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::{exec_err, Result};
 
@@ -58,13 +58,11 @@ pub(crate) fn hash_into(array: &dyn Array, slots: Slots<'_>) -> Result<()> {
         }
         DataType::Utf8View => {
             let a = array.as_string_view();
-            let views = Views::new(a.views().inner(), a.data_buffers(), array);
-            slices_into(|row| views.row(row), slots)?;
+            views_into(a.views(), a.data_buffers(), array, slots)?;
         }
         DataType::BinaryView => {
             let a = array.as_binary_view();
-            let views = Views::new(a.views().inner(), a.data_buffers(), array);
-            slices_into(|row| views.row(row), slots)?;
+            views_into(a.views(), a.data_buffers(), array, slots)?;
         }
         DataType::FixedSizeBinary(_) => {
             let a = array.as_fixed_size_binary();
@@ -85,6 +83,31 @@ fn offsets_into<O: md5x::multi::Offset>(values: &[u8], offsets: &[O], slots: Slo
     match slots {
         Slots::Hex(out) => md5x::multi::hex_offsets_into(values, offsets, out),
         Slots::Digests(out) => md5x::multi::digest_offsets_into(values, offsets, out),
+    }
+}
+
+/// A view column, hashed in one call that checks each view as it reads
+/// it. Arrow asks a null row's view to follow the rules too, yet a foreign
+/// producer's may not: where the call refuses a column with nulls, the
+/// rows are read again one by one, nulls as empty.
+fn views_into(
+    views: &ScalarBuffer<u128>,
+    buffers: &[Buffer],
+    array: &dyn Array,
+    mut slots: Slots<'_>,
+) -> Result<()> {
+    let data: Vec<&[u8]> = buffers.iter().map(|b| b.as_slice()).collect();
+    let hashed = match &mut slots {
+        Slots::Hex(out) => md5x::multi::hex_views_into(views, &data, out),
+        Slots::Digests(out) => md5x::multi::digest_views_into(views, &data, out),
+    };
+    match hashed {
+        Ok(()) => Ok(()),
+        Err(_) if array.null_count() > 0 => {
+            let views = Views::new(views.inner(), buffers, array);
+            slices_into(|row| views.row(row), slots)
+        }
+        Err(e) => exec_err!("md5x: {e}"),
     }
 }
 
