@@ -20,7 +20,7 @@ use crate::multi::scheduler::digest_batch;
 /// scheduler's, overflowed a 128 KiB thread stack (musl's default, which
 /// Python's threads there get). Without `std`, a chunk is a quarter of
 /// this, on the stack.
-pub(super) const CHUNK: usize = if cfg!(feature = "std") { 4096 } else { 1024 };
+const CHUNK: usize = if cfg!(feature = "std") { 4096 } else { 1024 };
 
 /// Hashes each row of a column in Arrow's layout (as
 /// [`digest_offsets_into`](super::offsets::digest_offsets_into) reads it)
@@ -95,6 +95,22 @@ fn by_chunks<O: Offset, const N: usize>(
     encode: fn(&[[u8; 16]], &mut [[u8; N]]),
 ) {
     let kernel = Kernel::detect();
+    let hashed: Result<(), core::convert::Infallible> =
+        encoded_by_chunks(out, encode, |range, digests| {
+            digest_batch(kernel, &rows.sub(range), digests);
+            Ok(())
+        });
+    let Ok(()) = hashed;
+}
+
+/// Rows `0..out.len()` a chunk at a time: `hash` writes the digests of a
+/// range of rows into a buffer (or fails, and so does this), and `encode`
+/// writes them into their slots of `out`.
+pub(super) fn encoded_by_chunks<const N: usize, E>(
+    out: &mut [[u8; N]],
+    encode: fn(&[[u8; 16]], &mut [[u8; N]]),
+    mut hash: impl FnMut(core::ops::Range<usize>, &mut [[u8; 16]]) -> Result<(), E>,
+) -> Result<(), E> {
     let past_cache = past_cache::past_cache(size_of_val(out));
     #[cfg(feature = "std")]
     let mut digests = std::vec![[0u8; 16]; CHUNK.min(out.len())];
@@ -103,10 +119,11 @@ fn by_chunks<O: Offset, const N: usize>(
     for (i, out) in out.chunks_mut(CHUNK).enumerate() {
         let at = i * CHUNK;
         let digests = &mut digests[..out.len()];
-        digest_batch(kernel, &rows.sub(at..at + out.len()), digests);
+        hash(at..at + out.len(), digests)?;
         match past_cache {
             true => past_cache::encode_past_cache(digests, out, encode),
             false => encode(digests, out),
         }
     }
+    Ok(())
 }

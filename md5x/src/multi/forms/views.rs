@@ -4,10 +4,9 @@
 //! column's data buffers. Each view is checked as the hashing reads it, and
 //! the row read where the view says, with no slice per row built first.
 
-use super::encoded::CHUNK;
+use super::encoded::encoded_by_chunks;
 use super::{base64, hex};
 use crate::multi::kernel::Kernel;
-use crate::multi::past_cache;
 use crate::multi::scheduler::digest_batch;
 #[cfg(md5_sse2)]
 use crate::multi::scheduler::source::Sixteen;
@@ -142,8 +141,8 @@ pub fn base64_views_into(
     by_chunks(views, buffers, out, base64::encode_all)
 }
 
-/// Checks and hashes the views a chunk at a time into a buffer of
-/// digests, and `encode`s each chunk's digests into its slots of `out`.
+/// Hashes the views' rows a chunk at a time, each chunk's views checked
+/// as it is hashed, and `encode`s each chunk's digests into `out`.
 fn by_chunks<const N: usize>(
     views: &[u128],
     buffers: &[&[u8]],
@@ -151,24 +150,12 @@ fn by_chunks<const N: usize>(
     encode: fn(&[[u8; 16]], &mut [[u8; N]]),
 ) -> Result<(), ViewError> {
     let kernel = Kernel::detect();
-    let past_cache = past_cache::past_cache(size_of_val(out));
-    #[cfg(feature = "std")]
-    let mut digests = std::vec![[0u8; 16]; CHUNK.min(out.len())];
-    #[cfg(not(feature = "std"))]
-    let mut digests = [[0u8; 16]; CHUNK];
     let rows = Views::new(views, buffers);
-    for (i, out) in out.chunks_mut(CHUNK).enumerate() {
-        let at = i * CHUNK;
-        let digests = &mut digests[..out.len()];
-        let chunk = rows.sub(at..at + out.len());
+    encoded_by_chunks(out, encode, |range, digests| {
+        let chunk = rows.sub(range.clone());
         digest_batch(kernel, &chunk, digests);
-        chunk.check(at)?;
-        match past_cache {
-            true => past_cache::encode_past_cache(digests, out, encode),
-            false => encode(digests, out),
-        }
-    }
-    Ok(())
+        chunk.check(range.start)
+    })
 }
 
 /// The rows of a view column, each view checked where the hashing reads
