@@ -26,6 +26,7 @@ cargo=(--locked --manifest-path datafusion/Cargo.toml)
 export CARGO_INCREMENTAL=0 CARGO_PROFILE_DEV_DEBUG=line-tables-only
 
 . "$root/ci/step.sh"
+. "$root/ci/venv.sh"
 
 step "fmt, clippy (md5x-datafusion and its Python module)"
 cargo fmt --manifest-path datafusion/Cargo.toml --all --check
@@ -35,15 +36,7 @@ step "cargo test --all-features (datafusion/)"
 cargo test "${cargo[@]}" --all-features
 
 step "venv: datafusion 55.x, pytest, maturin; datafusion 54.x apart"
-# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
-if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
-fi
-if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-fi
+venv_at "$venv"
 pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
 "${pip[@]}" "datafusion>=55,<56" "pyarrow>=16" "pytest>=8" "maturin>=1.9.4,<2"
 # Its dependencies are the venv's; only the package differs.

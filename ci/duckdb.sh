@@ -39,17 +39,10 @@ old=$root/target/duckdb-1.1
 cargo=(--locked --manifest-path duckdb/Cargo.toml)
 
 . "$root/ci/step.sh"
+. "$root/ci/venv.sh"
 
 step "DuckDB 2.0.x (Python), 1.5.x (CLI), 1.2.x and 1.1.x (Python)"
-# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
-if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
-fi
-if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-fi
+venv_at "$venv"
 pip=("$venv/bin/python" -m pip install --disable-pip-version-check -q)
 "${pip[@]}" "duckdb>=2.0,<2.1" "duckdb-cli>=1.5,<1.6" "pytest>=8"
 [ -d "$v1_2/duckdb" ] || "${pip[@]}" --target "$v1_2" "duckdb>=1.2,<1.3"

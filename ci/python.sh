@@ -37,18 +37,11 @@ case ${1:-} in
 esac
 
 . "$root/ci/step.sh"
+. "$root/ci/venv.sh"
 
 step "python3 with venv"
-# Debian and Ubuntu ship venv's ensurepip apart, in python3-venv.
-if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
-    apt-get update -q
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3 python3-venv
-fi
+venv_at "$venv"
 python3 --version
-if ! "$venv/bin/python" -c 'import pip' 2>/dev/null; then
-    rm -rf "$venv"
-    python3 -m venv "$venv"
-fi
 polars1=$root/target/python-polars1
 
 if [ "$deps_only" = 1 ]; then
