@@ -10,21 +10,9 @@ use datafusion::arrow::array::{ArrayRef, BinaryArray, RecordBatch, StringArray, 
 use datafusion::arrow::datatypes::{Field, Schema};
 use datafusion::datasource::MemTable;
 use datafusion::prelude::{SessionConfig, SessionContext};
+use md5x_testkit::Rng;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// splitmix64, seeded: the same rows every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
 
 /// `n` strings of 8 to 55 ASCII letters.
 fn short_strings(n: usize) -> impl Iterator<Item = String> {

@@ -14,27 +14,7 @@ use datafusion::common::Result;
 use datafusion::logical_expr::{ColumnarValue, ReturnFieldArgs, ScalarFunctionArgs, ScalarUDF};
 use std::sync::Arc;
 
-/// splitmix64: one seeded stream of numbers, the same on every run.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+pub use md5x_testkit::Rng;
 
 /// Lengths MD5's padding treats apart (one block or two, a full block),
 /// drawn more often than others.
@@ -65,7 +45,7 @@ fn text(rng: &mut Rng, len: usize) -> String {
 
 /// `n` rows of text, one in ten NULL.
 pub fn texts(seed: u64, n: usize) -> Vec<Option<String>> {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng(seed);
     (0..n)
         .map(|_| {
             let len = length(&mut rng);
@@ -76,7 +56,7 @@ pub fn texts(seed: u64, n: usize) -> Vec<Option<String>> {
 
 /// `n` rows of arbitrary bytes, one in ten NULL.
 pub fn blobs(seed: u64, n: usize) -> Vec<Option<Vec<u8>>> {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng(seed);
     (0..n)
         .map(|_| {
             let len = length(&mut rng);
@@ -102,7 +82,7 @@ pub fn columns(texts: &[Option<String>], blobs: &[Option<Vec<u8>>]) -> Vec<Array
 
 /// A fixed-width column of `n` rows of `width` bytes, one in ten NULL.
 pub fn fixed(seed: u64, n: usize, width: i32) -> ArrayRef {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng(seed);
     let rows: Vec<Option<Vec<u8>>> = (0..n)
         .map(|_| {
             let row = (0..width).map(|_| rng.next() as u8).collect();
@@ -116,7 +96,7 @@ pub fn fixed(seed: u64, n: usize, width: i32) -> ArrayRef {
 
 /// A dictionary of `n` rows over `values`' rows, one key in twenty NULL.
 pub fn dictionary(seed: u64, n: usize, values: ArrayRef) -> ArrayRef {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng(seed);
     let keys: Vec<Option<i32>> = (0..n)
         .map(|_| (rng.below(20) != 0).then(|| rng.below(values.len()) as i32))
         .collect();
