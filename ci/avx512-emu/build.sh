@@ -16,7 +16,7 @@ mkdir -p "$OUT"
 # RUSTFLAGS would change the dependencies' build too; keep the host's out.
 RUSTFLAGS= cargo build -q --release --locked --manifest-path ci/avx512-emu/guest/Cargo.toml \
     --target-dir "$OUT/cargo"
-ENTRIES=(guest_backend guest_set_avx512_groups guest_set_stagger_spread guest_set_whole_lines guest_digest_many guest_digest_offsets guest_digest_affixed guest_encode
+ENTRIES=(guest_backend guest_set_avx512_groups guest_set_stagger_spread guest_set_whole_lines guest_digest_many guest_digest_offsets guest_digest_views guest_digest_affixed guest_encode
     guest_lanes)
 ld -static -nostdlib --gc-sections --no-warn-rwx-segments -T ci/avx512-emu/link.ld \
     "${ENTRIES[@]/#/--undefined=}" -o "$OUT/guest.elf" "$OUT/cargo/release/libmd5_avx512_guest.a"

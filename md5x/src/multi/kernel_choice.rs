@@ -5,6 +5,7 @@
 use super::forms::check_out;
 use super::forms::offsets::{Offset, Offsets};
 use super::forms::pieces::{PieceLists, Prefixed, Suffixed};
+use super::forms::views::{ViewError, Views};
 use super::kernel::{Isa, Kernel};
 use super::lane_state::{BlockPtrs, LaneStates, MAX_LANES};
 use super::lanes::Lanes;
@@ -167,6 +168,19 @@ pub fn digest_offsets_into<O: Offset>(
         out.len(),
     );
     digest_batch(kernel.into().0, &rows, out);
+}
+
+/// [`super::digest_views_into`] with kernel `kernel`.
+pub fn digest_views_into(
+    kernel: impl Into<Choice>,
+    views: &[u128],
+    buffers: &[&[u8]],
+    out: &mut [[u8; 16]],
+) -> Result<(), ViewError> {
+    check_out("kernel_choice::digest_views_into", views.len(), out.len());
+    let rows = Views::new(views, buffers);
+    digest_batch(kernel.into().0, &rows, out);
+    rows.check(0)
 }
 
 /// [`super::digest_many_suffixed_into`] with kernel `kernel`.
