@@ -187,7 +187,7 @@ impl<'a, O: Offset> Source<'a> for Offsets<'a, O> {
             // Checked in `new`: the offsets rise, within `values`.
             *len = u32::try_from(w[1].index() - w[0].index()).unwrap_or(u32::MAX);
         }
-        Some(Sixteen::Lens {
+        Some(Sixteen {
             lens,
             bytes: &self.values[o[0].index()..o[16].index()],
         })

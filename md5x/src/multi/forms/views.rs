@@ -7,10 +7,10 @@
 use super::encoded::encoded_by_chunks;
 use super::{base64, hex};
 use crate::multi::kernel::Kernel;
+use crate::multi::scheduler::digest_batch;
 #[cfg(md5_sse2)]
 use crate::multi::scheduler::source::Sixteen;
 use crate::multi::scheduler::source::Source;
-use crate::multi::scheduler::{digest_batch, LANE_BUF};
 use core::cell::Cell;
 use core::fmt;
 
@@ -160,7 +160,7 @@ fn by_chunks<const N: usize>(
 
 /// The rows of a view column, each view checked where the hashing reads
 /// it (a pass before would read every view from memory twice): a bad one
-/// reads as zeros, and the first such row is kept for the error.
+/// reads as an empty row, and the first such row is kept for the error.
 pub(crate) struct Views<'a> {
     views: &'a [[u8; 16]],
     buffers: &'a [&'a [u8]],
@@ -202,17 +202,13 @@ impl<'a> Views<'a> {
             .get(offset..offset.checked_add(len)?)
     }
 
-    /// Zeros in place of row `i`, whose view breaks a rule, as many as its
-    /// length up to a lane's buffer, so that a row the buckets take by its
-    /// view's length (`Sixteen::Views`) is that long; the row kept for the
-    /// error if it is the first.
+    /// An empty row in place of row `i`, whose view breaks a rule, kept
+    /// for the error if it is the first.
     #[cold]
     #[inline(never)]
-    fn refuse(&self, i: usize) -> &'static [u8] {
-        static ZEROS: [u8; LANE_BUF] = [0; LANE_BUF];
+    fn refuse(&self, i: usize) -> &'a [u8] {
         self.bad.set(self.bad.get().min(i));
-        let [len, ..] = fields(&self.views[i]);
-        &ZEROS[..(len as usize).min(LANE_BUF)]
+        &[]
     }
 
     /// The error for the first bad view met, from row `first` of the
@@ -259,9 +255,15 @@ impl<'a> Source<'a> for Views<'a> {
     #[cfg(md5_sse2)]
     #[inline(always)]
     fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
-        // Unchecked: `get` reads a row of the view's length wherever the
-        // buckets use that length (see `refuse`).
-        let views = self.views.get(i..i + 16)?.try_into().ok()?;
-        Some(Sixteen::Views(views))
+        if i + 16 > self.views.len() {
+            return None;
+        }
+        let mut lens = [0; 16];
+        for (j, len) in lens.iter_mut().enumerate() {
+            // As `get` reads it: a bad row is 0 bytes here too.
+            *len = self.get(i + j).len() as u32;
+        }
+        // The rows need not lie back to back: nothing to prefetch as one.
+        Some(Sixteen { lens, bytes: &[] })
     }
 }

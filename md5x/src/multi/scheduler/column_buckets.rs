@@ -18,7 +18,7 @@ use super::in_flight::{Scheduler, BUF_BLOCKS};
 use super::pad::padded_blocks;
 use super::queue::{Entry, Queue};
 use super::single;
-use super::source::{Message, Sixteen, Source};
+use super::source::{Message, Source};
 use crate::multi::kernel::Row;
 use crate::multi::lane_state::MAX_LANES;
 use crate::multi::scheduler::copy::prefetch;
@@ -93,15 +93,9 @@ impl<'a> Scheduler<'a> {
                 one!(source.get(base + n));
                 continue;
             };
-            let (lens16, bytes) = match six {
-                Sixteen::Lens { lens, bytes } => {
-                    // SAFETY: AVX-512F (the caller); the load reads the 64
-                    // bytes of `lens`, and `loadu` needs no alignment.
-                    let lens = unsafe { _mm512_loadu_si512(lens.as_ptr().cast()) };
-                    (lens, bytes)
-                }
-                Sixteen::Views(views) => (view_lengths(views), &[][..]),
-            };
+            // SAFETY: AVX-512F (the caller); the load reads the 64 bytes
+            // of `six.lens`, and `loadu` needs no alignment.
+            let lens16 = unsafe { _mm512_loadu_si512(six.lens.as_ptr().cast()) };
             // Block count less one, `(len + 8) / 64`, below `BUF_BLOCKS`,
             // or `BUF_BLOCKS` for a row longer than a lane's buffer (248
             // bytes or more, `longest`).
@@ -117,8 +111,8 @@ impl<'a> Scheduler<'a> {
                 }
                 continue;
             }
-            // The sixteen rows' bytes, under 4 KiB, a line at a time (none
-            // for views: their rows need not lie together).
+            // The sixteen rows' bytes, under 4 KiB, a line at a time.
+            let bytes = six.bytes;
             for at in (0..bytes.len()).step_by(64) {
                 prefetch(bytes[at..].as_ptr());
             }
@@ -188,23 +182,4 @@ impl<'a> Scheduler<'a> {
             out[at(slot)] = *d;
         }
     }
-}
-
-/// The lengths of sixteen Arrow views, each a view's first four bytes, as
-/// one vector: read as four vectors and the lengths picked out, rather than
-/// sixteen `u32`s stored and loaded again as one vector, a load that waits
-/// for the stores to reach the cache.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn view_lengths(views: &[[u8; 16]; 16]) -> __m512i {
-    let at = views.as_ptr().cast::<__m512i>();
-    // SAFETY: `views` is 256 bytes, four vectors' worth; `loadu` needs no
-    // alignment.
-    let [v0, v1, v2, v3] = [0, 1, 2, 3].map(|k| unsafe { _mm512_loadu_si512(at.add(k)) });
-    // Dword 0 of each view: 0, 4, 8, 12 of the first vector, then 16 + 0,
-    // 4, 8, 12 of the second.
-    let pick = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 0, 0, 0, 0, 0, 0, 0);
-    let low = _mm512_permutex2var_epi32(v0, pick, v1);
-    let high = _mm512_permutex2var_epi32(v2, pick, v3);
-    _mm512_inserti64x4::<1>(low, _mm512_castsi512_si256(high))
 }

@@ -11,7 +11,7 @@ use core::mem::MaybeUninit;
 /// Blocks in a lane's buffer: a message whose blocks and padding fit is
 /// copied there whole.
 pub(super) const BUF_BLOCKS: usize = 4;
-pub(in crate::multi) const BUF: usize = 64 * BUF_BLOCKS;
+pub(super) const BUF: usize = 64 * BUF_BLOCKS;
 
 /// One lane's buffer, on a cache line of its own so that the kernel's
 /// loads from it never straddle two lines.

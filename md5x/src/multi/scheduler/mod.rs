@@ -37,7 +37,6 @@ use source::Source;
 /// the rows left below which buckets do not run, for the tests.
 #[cfg(test)]
 pub(super) use buckets::LONGS as BUCKET_LONGS;
-pub(super) use in_flight::BUF as LANE_BUF;
 #[cfg(test)]
 pub(super) use stagger::delays as stagger_delays;
 #[cfg(test)]

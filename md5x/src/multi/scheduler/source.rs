@@ -100,19 +100,13 @@ pub(crate) trait Source<'a> {
     }
 }
 
-/// Sixteen messages, as their source knows them without building each.
+/// Sixteen messages: their lengths (any past `u32::MAX` as `u32::MAX`)
+/// and, where they lie back to back, the bytes they span (empty where
+/// they do not: a view column's rows).
 #[cfg(md5_sse2)]
-pub(crate) enum Sixteen<'a> {
-    /// Messages that lie back to back (a column's offsets): their lengths
-    /// (any past `u32::MAX` as `u32::MAX`) and the bytes they span.
-    Lens { lens: [u32; 16], bytes: &'a [u8] },
-    /// A view column's sixteen Arrow views, each length its first four
-    /// bytes (read in one vector where the buckets are built). Unchecked:
-    /// a length below a lane's buffer (`in_flight::BUF` bytes) is that of
-    /// the message [`Source::get`] gives even for a view that breaks the
-    /// rules (`forms/views.rs`), and a longer message is read by `get`
-    /// before it is used.
-    Views(&'a [[u8; 16]; 16]),
+pub(crate) struct Sixteen<'a> {
+    pub(crate) lens: [u32; 16],
+    pub(crate) bytes: &'a [u8],
 }
 
 /// The caller's containers, each asked for its bytes once.
