@@ -1,7 +1,7 @@
 //! The forms a batch comes in and goes out as, each on the one scheduler:
-//! a column's buffer and offsets, a column's views, messages in pieces, the `rayon` forms,
-//! digests written as hex or base64, and a column hashed straight to hex
-//! or base64.
+//! a column's buffer and offsets, a column's views, messages in pieces,
+//! the `rayon` forms, digests written as hex or base64, and a column
+//! hashed straight to hex or base64.
 
 pub(super) mod base64;
 pub(super) mod encoded;

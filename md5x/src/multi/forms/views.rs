@@ -60,8 +60,8 @@ impl std::error::Error for ViewError {}
 /// # Errors
 ///
 /// [`ViewError`], naming the first view that breaks Arrow's rules (a
-/// buffer index past `buffers`, or bytes past the end of the buffer). Rows before it may be hashed by then; `out` is otherwise
-/// unspecified.
+/// buffer index past `buffers`, or bytes past the end of the buffer).
+/// Rows before it may be hashed by then; `out` is otherwise unspecified.
 ///
 /// # Panics
 ///
