@@ -1,8 +1,9 @@
-//! The buckets of `buckets.rs` for a column's rows (Arrow's layout, whose
-//! offsets give sixteen rows at once: [`Source::sixteen`]), on AVX-512:
-//! sixteen rows a step, their block counts computed in one vector, and
-//! each count's row indices compressed into its bucket by one store; the
-//! rows' bytes, which lie back to back, are prefetched a line at a time.
+//! The buckets of `buckets.rs` for a column's rows (Arrow's layouts, whose
+//! offsets or views give sixteen rows at once: [`Source::sixteen`]), on
+//! AVX-512: sixteen rows a step, their block counts computed in one
+//! vector, and each count's row indices compressed into its bucket by one
+//! store; the rows' bytes, where they lie back to back (offsets), are
+//! prefetched a line at a time.
 //! Rows a step cannot take (one longer than a lane's buffer among them,
 //! the last few of the batch) go one at a time.
 //!
