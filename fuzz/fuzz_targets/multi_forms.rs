@@ -2,7 +2,8 @@
 //! `md5_fuzz::soft_digest` (the portable compression function and RFC
 //! 1321's padding, written out in the fuzz crate) over each message's
 //! bytes: a column in Arrow's layout (every offset type, offsets starting
-//! above 0 as an Arrow slice's do), a shared suffix or prefix, lists of
+//! above 0 as an Arrow slice's do; the same rows as Arrow views, and with
+//! one view broken, which must be named), a shared suffix or prefix, lists of
 //! pieces; with the kernel the build selects and with one other kernel the
 //! CPU has, and a column with one offset type (each input picks them, so
 //! that the inputs of a run meet them all); then the digests to hex and
@@ -52,6 +53,62 @@ fn check_offsets<O>(
         "kernel {kernel}, offsets {}",
         core::any::type_name::<O>()
     );
+}
+
+/// The same column as Arrow views over one data buffer, `values` (rows of
+/// up to 12 bytes inline), with the build's kernel and `kernel`; with
+/// `broken`, a row in the buffer whose view then names a second buffer,
+/// which each call must refuse by naming that row, and no panic.
+fn check_views(
+    values: &[u8],
+    offsets: &[usize],
+    want: &[[u8; 16]],
+    kernel: kernel_choice::Choice,
+    broken: usize,
+) {
+    let mut views: Vec<u128> = offsets
+        .windows(2)
+        .map(|w| {
+            let (start, len) = (w[0], w[1] - w[0]);
+            let mut view = [0u8; 16];
+            view[..4].copy_from_slice(&(len as u32).to_le_bytes());
+            if len <= 12 {
+                view[4..4 + len].copy_from_slice(&values[start..w[1]]);
+            } else {
+                view[4..8].copy_from_slice(&values[start..start + 4]);
+                view[12..].copy_from_slice(&(start as u32).to_le_bytes());
+            }
+            u128::from_ne_bytes(view)
+        })
+        .collect();
+    let long: Vec<usize> = (0..want.len())
+        .filter(|&r| offsets[r + 1] - offsets[r] > 12)
+        .collect();
+    let broken = (!long.is_empty() && broken % 3 == 0).then(|| long[broken % long.len()]);
+    if let Some(row) = broken {
+        let mut view = views[row].to_ne_bytes();
+        view[8..12].copy_from_slice(&1u32.to_le_bytes());
+        views[row] = u128::from_ne_bytes(view);
+    }
+    let buffers = [values];
+    let mut out = vec![[0u8; 16]; want.len()];
+    let mut hex = vec![[0u8; 32]; want.len()];
+    let results = [
+        multi::digest_views_into(&views, &buffers, &mut out),
+        multi::hex_views_into(&views, &buffers, &mut hex),
+        kernel_choice::digest_views_into(kernel, &views, &buffers, &mut out),
+    ];
+    for (k, result) in results.into_iter().enumerate() {
+        match broken {
+            Some(row) => assert_eq!(result.map_err(|e| e.row), Err(row), "views, call {k}"),
+            None => assert_eq!(result, Ok(()), "views, call {k}"),
+        }
+    }
+    if broken.is_none() {
+        assert_eq!(out, want, "kernel {kernel}, views");
+        let want_hex: Vec<[u8; 32]> = want.iter().map(hex_nibbles).collect();
+        assert!(hex == want_hex, "hex_views_into");
+    }
 }
 
 /// Lowercase hex of a digest, a nibble at a time.
@@ -106,6 +163,9 @@ fuzz_target!(|data: &[u8]| {
             } else {
                 &offsets[..]
             };
+            if offsets.len() == count + 1 && base + total <= u32::MAX as usize {
+                check_views(values, offsets, &want, kernel, base);
+            }
             match form / 4 % 5 {
                 0 => check_offsets::<i32>(values, offsets, &want, kernel),
                 1 => check_offsets::<i64>(values, offsets, &want, kernel),
