@@ -329,19 +329,14 @@ impl<'a> ViewRows<'a> {
     /// row's may break: the caller reads the rows one by one, nulls as
     /// empty, and names the row).
     fn digest_in_one_call(&self, start: usize, out: &mut [[u8; 16]], copy: &mut Vec<u128>) -> bool {
-        copy.clear();
-        copy.extend(
-            self.views[start..start + out.len()]
-                .iter()
-                .map(|v| u128::from_ne_bytes(*v)),
-        );
         let (mut bytes, mut longest) = (0usize, 0u32);
-        for view in copy.iter() {
-            let b = view.to_ne_bytes();
-            let len = u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        copy.clear();
+        copy.extend(self.views[start..start + out.len()].iter().map(|&v| {
+            let len = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
             bytes = bytes.saturating_add(len as usize);
             longest = longest.max(len);
-        }
+            u128::from_ne_bytes(v)
+        }));
         if longest as usize > LONG || stepwise::work(out.len(), bytes) > STEP_BYTES {
             return false;
         }

@@ -88,8 +88,8 @@ fn offsets_into<O: md5x::multi::Offset>(values: &[u8], offsets: &[O], slots: Slo
 
 /// A view column, hashed in one call that checks each view as it reads
 /// it. Arrow asks a null row's view to follow the rules too, yet a foreign
-/// producer's may not: where the call refuses a column with nulls, the
-/// rows are read again one by one, nulls as empty.
+/// producer's may not: where the call refuses a column with nulls, it is
+/// called again on a copy of the views whose null rows are empty.
 fn views_into(
     views: &ScalarBuffer<u128>,
     buffers: &[Buffer],
@@ -97,18 +97,23 @@ fn views_into(
     mut slots: Slots<'_>,
 ) -> Result<()> {
     let data: Vec<&[u8]> = buffers.iter().map(|b| b.as_slice()).collect();
-    let hashed = match &mut slots {
+    let mut hash = |views: &[u128]| match &mut slots {
         Slots::Hex(out) => md5x::multi::hex_views_into(views, &data, out),
         Slots::Digests(out) => md5x::multi::digest_views_into(views, &data, out),
     };
-    match hashed {
-        Ok(()) => Ok(()),
-        Err(_) if array.null_count() > 0 => {
-            let views = Views::new(views.inner(), buffers, array);
-            slices_into(|row| views.row(row), slots)
+    let hashed = match (hash(views), array.nulls()) {
+        (Err(_), Some(nulls)) => {
+            // A view of length 0, inline: an empty row.
+            let views: Vec<u128> = views
+                .iter()
+                .zip(nulls.iter())
+                .map(|(&view, valid)| if valid { view } else { 0 })
+                .collect();
+            hash(&views)
         }
-        Err(e) => exec_err!("md5x: {e}"),
-    }
+        (hashed, _) => hashed,
+    };
+    hashed.or_else(|e| exec_err!("md5x: {e}"))
 }
 
 /// Rows given as slices by `row`, hashed a chunk at a time.
@@ -139,54 +144,6 @@ fn slices_into<'a>(row: impl Fn(usize) -> Result<&'a [u8]>, slots: Slots<'_>) ->
 fn fixed_row(data: &[u8], width: usize, row: usize) -> &[u8] {
     let start = row.saturating_mul(width);
     data.get(start..start.saturating_add(width)).unwrap_or(&[])
-}
-
-/// A view column's views and data buffers, each row checked against them
-/// as it is read.
-struct Views<'a> {
-    views: &'a [[u8; 16]],
-    buffers: &'a [Buffer],
-    nulls: Option<&'a datafusion::arrow::buffer::NullBuffer>,
-}
-
-impl<'a> Views<'a> {
-    fn new(views: &'a Buffer, buffers: &'a [Buffer], array: &'a dyn Array) -> Self {
-        Self {
-            views: views.as_slice().as_chunks::<16>().0,
-            buffers,
-            nulls: array.nulls(),
-        }
-    }
-
-    /// Row `row`'s bytes: inside the view up to 12 bytes, else in the data
-    /// buffer it names. A null row reads as empty, since its view may hold
-    /// anything.
-    fn row(&self, row: usize) -> Result<&'a [u8]> {
-        if self.nulls.is_some_and(|n| n.is_null(row)) {
-            return Ok(&[]);
-        }
-        let Some(view) = self.views.get(row) else {
-            return exec_err!("md5x: row {row} has no view");
-        };
-        let word =
-            |at: usize| u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
-        let len = word(0) as usize;
-        if len <= 12 {
-            return Ok(&view[4..4 + len]);
-        }
-        let (index, offset) = (word(8) as usize, word(12) as usize);
-        let bytes = self
-            .buffers
-            .get(index)
-            .and_then(|b| b.as_slice().get(offset..offset.checked_add(len)?));
-        match bytes {
-            Some(bytes) => Ok(bytes),
-            None => exec_err!(
-                "md5x: row {row}'s view ({len} bytes at {offset} in buffer {index}) is outside the array's {} data buffers",
-                self.buffers.len()
-            ),
-        }
-    }
 }
 
 /// A dictionary column: its values hashed once, then each row's digest
