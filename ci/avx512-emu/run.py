@@ -261,19 +261,19 @@ class Md5Multi:
         self.g.call(self.syms["guest_digest_offsets"], v, len(values), o, n, out)
         return [self.g.get(out + 16 * i, 16) for i in range(n)]
 
-    def digest_views(self, rows, broken=None):
-        """The rows as a view column over two data buffers (rows of 12 bytes
-        or fewer inline); `broken`, a row whose view then names a third
-        buffer. The digests, and 0 or 1 plus the first bad row the guest
-        named."""
+    def digest_views(self, rows, broken=None, buffers=2):
+        """The rows as a view column over `buffers` (1 or 2) data buffers,
+        taken in turn row by row (rows of 12 bytes or fewer inline);
+        `broken`, a row whose view then names buffer 2, past them. The
+        digests, and 0 or 1 plus the first bad row the guest named."""
         self.g.brk = DATA
-        data, views = [b"\x5a" * 3, b""], b""
+        data, views = [b"\x5a" * 3, b""][:buffers], b""
         for i, r in enumerate(rows):
             view = struct.pack("<I", len(r))
             if len(r) <= 12:
                 view += r + bytes(12 - len(r))
             else:
-                k = i % 2
+                k = i % buffers
                 view += r[:4] + struct.pack("<II", 2 if i == broken else k, len(data[k]))
                 data[k] += r
             views += view
@@ -542,6 +542,23 @@ def main():
                 if long:
                     _, refused = mm.digest_views(rows, broken=long[len(long) // 2])
                     bad += refused != 1 + long[len(long) // 2]
+                # In one buffer: sixteen views at a time
+                # (src/multi/forms/views_avx512.rs).
+                got, refused = mm.digest_views(rows, buffers=1)
+                total += len(rows)
+                bad += sum(g != md5(r) for g, r in zip(got, rows)) + (refused != 0)
+            # View columns of one block count in one buffer, read sixteen
+            # views at a time straight into the kernel's rows, and with one
+            # view broken (each of its rows' length).
+            for blocks in (1, 2, 3, 4):
+                least, most = max(64 * blocks - 72, 0), 64 * blocks - 9
+                rows = [rng.randbytes(rng.randrange(least, most + 1)) for _ in range(150)]
+                got, refused = mm.digest_views(rows, buffers=1)
+                total += len(rows)
+                bad += sum(g != md5(r) for g, r in zip(got, rows)) + (refused != 0)
+                long = [i for i, r in enumerate(rows) if len(r) > 12]
+                _, refused = mm.digest_views(rows, broken=long[40], buffers=1)
+                bad += refused != 1 + long[40]
             for affix_len in (0, 4, 63, 64, 65, 300):
                 affix = rng.randbytes(affix_len)
                 msgs = [rng.randbytes(rng.choice((rng.randrange(201), 4096))) for _ in range(150)]

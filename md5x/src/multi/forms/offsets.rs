@@ -180,7 +180,7 @@ impl<'a, O: Offset> Source<'a> for Offsets<'a, O> {
 
     #[cfg(md5_sse2)]
     #[inline(always)]
-    fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
+    unsafe fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
         let o = self.offsets.get(i..i + 17)?;
         let mut lens = [0; 16];
         for (len, w) in lens.iter_mut().zip(o.windows(2)) {

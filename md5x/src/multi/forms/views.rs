@@ -2,11 +2,16 @@
 //! `BinaryView`): one 16-byte view a row, which holds the row itself up to
 //! 12 bytes, else its length, a buffer index and an offset into one of the
 //! column's data buffers. Each view is checked as the hashing reads it, and
-//! the row read where the view says, with no slice per row built first.
+//! the row read where the view says, with no slice per row built first; on
+//! AVX-512, sixteen views at a time (`views_avx512.rs`).
 
 use super::encoded::encoded_by_chunks;
+#[cfg(md5_sse2)]
+use super::views_avx512;
 use super::{base64, hex};
 use crate::multi::kernel::Kernel;
+#[cfg(md5_sse2)]
+use crate::multi::kernel::Row;
 use crate::multi::scheduler::digest_batch;
 #[cfg(md5_sse2)]
 use crate::multi::scheduler::source::Sixteen;
@@ -95,7 +100,8 @@ pub fn digest_views_into(
     out: &mut [[u8; 16]],
 ) -> Result<(), ViewError> {
     super::check_out("digest_views_into", views.len(), out.len());
-    let rows = Views::new(views, buffers);
+    let bad = Cell::new(usize::MAX);
+    let rows = Views::new(views, buffers, &bad);
     digest_batch(Kernel::detect(), &rows, out);
     rows.check(0)
 }
@@ -150,7 +156,9 @@ fn by_chunks<const N: usize>(
     encode: fn(&[[u8; 16]], &mut [[u8; N]]),
 ) -> Result<(), ViewError> {
     let kernel = Kernel::detect();
-    let rows = Views::new(views, buffers);
+    // One for every chunk: the first chunk with a bad view ends the call.
+    let bad = Cell::new(usize::MAX);
+    let rows = Views::new(views, buffers, &bad);
     encoded_by_chunks(out, encode, |range, digests| {
         let chunk = rows.sub(range.clone());
         digest_batch(kernel, &chunk, digests);
@@ -160,23 +168,27 @@ fn by_chunks<const N: usize>(
 
 /// The rows of a view column, each view checked where the hashing reads
 /// it (a pass before would read every view from memory twice): a bad one
-/// reads as an empty row, and the first such row is kept for the error.
+/// reads as an empty row, and the first such row is kept for the error,
+/// in a cell apart: one inside would keep the compiler from holding the
+/// fields in registers across the scheduler's stores.
 pub(crate) struct Views<'a> {
     views: &'a [[u8; 16]],
     buffers: &'a [&'a [u8]],
     /// The first row whose view broke a rule, or `usize::MAX`.
-    bad: Cell<usize>,
+    bad: &'a Cell<usize>,
 }
 
 /// A view's length, buffer index and offset.
 #[inline(always)]
-fn fields(view: &[u8; 16]) -> [u32; 3] {
+pub(super) fn fields(view: &[u8; 16]) -> [u32; 3] {
     let word = |at: usize| u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
     [word(0), word(8), word(12)]
 }
 
 impl<'a> Views<'a> {
-    pub(crate) fn new(views: &'a [u128], buffers: &'a [&'a [u8]]) -> Self {
+    /// The rows of `views` over `buffers`; `bad` is `usize::MAX`, or
+    /// becomes the first bad row's index.
+    pub(crate) fn new(views: &'a [u128], buffers: &'a [&'a [u8]], bad: &'a Cell<usize>) -> Self {
         // SAFETY: a `u128` is 16 bytes, and `[u8; 16]` has no alignment
         // or validity rule a `u128`'s bytes could break; the slice borrows
         // `views` for as long.
@@ -184,7 +196,7 @@ impl<'a> Views<'a> {
         Self {
             views,
             buffers,
-            bad: Cell::new(usize::MAX),
+            bad,
         }
     }
 
@@ -234,7 +246,7 @@ impl<'a> Views<'a> {
         Self {
             views: &self.views[range],
             buffers: self.buffers,
-            bad: Cell::new(usize::MAX),
+            bad: self.bad,
         }
     }
 }
@@ -254,16 +266,37 @@ impl<'a> Source<'a> for Views<'a> {
 
     #[cfg(md5_sse2)]
     #[inline(always)]
-    fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
-        if i + 16 > self.views.len() {
-            return None;
+    unsafe fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
+        let views: &[_; 16] = self.views.get(i..i.wrapping_add(16))?.try_into().ok()?;
+        // SAFETY: the caller vouches for the CPU.
+        if let Some(six) = unsafe { views_avx512::sixteen(views, self.buffers) } {
+            return Some(six);
         }
         let mut lens = [0; 16];
         for (j, len) in lens.iter_mut().enumerate() {
             // As `get` reads it: a bad row is 0 bytes here too.
             *len = self.get(i + j).len() as u32;
         }
-        // The rows need not lie back to back: nothing to prefetch as one.
+        // A bad view among them, or rows in several buffers: nothing to
+        // prefetch as one.
         Some(Sixteen { lens, bytes: &[] })
+    }
+
+    #[cfg(md5_sse2)]
+    #[inline(always)]
+    unsafe fn sixteen_rows(
+        &self,
+        i: usize,
+        blocks: usize,
+        rows: &mut [core::mem::MaybeUninit<Row>; 16],
+    ) -> bool {
+        let Some(views) = self.views.get(i..i.wrapping_add(16)) else {
+            return false;
+        };
+        let Ok(views) = views.try_into() else {
+            return false;
+        };
+        // SAFETY: the caller vouches for the CPU.
+        unsafe { views_avx512::sixteen_rows(views, self.buffers, blocks, rows) }
     }
 }

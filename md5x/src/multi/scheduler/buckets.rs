@@ -57,12 +57,16 @@ impl<'a> Scheduler<'a> {
         out: &mut [[u8; 16]],
     ) {
         debug_assert!(self.busy() == 0);
+        // Where the kernel builds rows in registers, the CPU has AVX-512F,
+        // VL and BW.
         #[cfg(md5_sse2)]
-        if S::Message::PLAIN && self.rows_in_registers && source.sixteen(base).is_some() {
-            // SAFETY: the kernel builds rows in registers: the CPU has
-            // AVX-512F, VL and BW.
-            unsafe { self.run_column_buckets(source, queue, base, read, out) };
-            return;
+        if S::Message::PLAIN && self.rows_in_registers {
+            // SAFETY: AVX-512F, VL and BW, as above.
+            if unsafe { source.sixteen(base) }.is_some() {
+                // SAFETY: AVX-512F, VL and BW, as above.
+                unsafe { self.run_column_buckets(source, queue, base, read, out) };
+                return;
+            }
         }
         // Sets built in registers run best at the kernel's full width (as
         // in `run_direct`), those copied at the short-set width.

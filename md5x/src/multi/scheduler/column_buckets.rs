@@ -90,7 +90,9 @@ impl<'a> Scheduler<'a> {
         }
         let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
         while n < count && long < LONGS {
-            let Some(six) = source.sixteen(base + n).filter(|_| n + 16 <= count) else {
+            // SAFETY: AVX-512F, VL and BW (the caller).
+            let six = unsafe { source.sixteen(base + n) };
+            let Some(six) = six.filter(|_| n + 16 <= count) else {
                 one!(source.get(base + n));
                 continue;
             };

@@ -52,7 +52,8 @@ impl<'a> Scheduler<'a> {
         let Some(base) = queue.direct() else {
             return false;
         };
-        // Each message as read, for queueing if the set turns out mixed.
+        // Each message as read, for queueing if the set turns out mixed
+        // (but for those read sixteen at once: `bulk`).
         let mut read = [const { MaybeUninit::<S::Message>::uninit() }; MAX_LANES];
         let first = *read[0].write(source.get(base));
         let len = first.len();
@@ -85,12 +86,18 @@ impl<'a> Scheduler<'a> {
         // every path).
         let mut rows = [MaybeUninit::<Row>::uninit(); MAX_LANES];
         let mut lane = 1;
+        // Whether the last message read ended the set's run of its kind.
+        let mut odd = false;
+        // The first `bulk` rows, read sixteen at once where the source can
+        // (`Source::sixteen_rows`), and not into `read`.
+        let mut bulk = 0;
         if equal || tailed {
             self.ptr[0] = first.plain().as_ptr();
             while lane < width {
                 let m = *read[lane].write(source.get(base + lane));
                 lane += 1;
                 if m.len() != len {
+                    odd = true;
                     break;
                 }
                 self.ptr[lane - 1] = m.plain().as_ptr();
@@ -99,6 +106,10 @@ impl<'a> Scheduler<'a> {
             let ahead = |p: *const u8| copy::prefetch(p.wrapping_add(ROW_PREFETCH_AHEAD));
             ahead(first.plain().as_ptr());
             rows[0].write((first.plain().as_ptr(), len));
+            // SAFETY: the kernel builds rows (`in_registers`); the set's
+            // `width` messages from `base` are the source's (`direct_width`).
+            bulk = unsafe { sixteens(source, base, width, blocks, &mut rows, ahead) };
+            lane = lane.max(bulk);
             // The one-block test, the usual one, kept apart: cheaper.
             let other = |n: usize| match blocks {
                 1 => n >= 56,
@@ -108,6 +119,7 @@ impl<'a> Scheduler<'a> {
                 let m = *read[lane].write(source.get(base + lane));
                 lane += 1;
                 if other(m.len()) {
+                    odd = true;
                     break;
                 }
                 ahead(m.plain().as_ptr());
@@ -121,6 +133,7 @@ impl<'a> Scheduler<'a> {
                 let m = *read[lane].write(source.get(base + lane));
                 lane += 1;
                 if m.len() >= 56 {
+                    odd = true;
                     break;
                 }
                 self.fill(lane - 1, &m, 1);
@@ -131,18 +144,18 @@ impl<'a> Scheduler<'a> {
                 let m = *read[lane].write(source.get(base + lane));
                 lane += 1;
                 if padded_blocks(m.len()) != blocks {
+                    odd = true;
                     break;
                 }
                 self.fill(lane - 1, &m, blocks);
             }
         }
-        let all = lane == width && {
-            // SAFETY: every entry below `lane` was written above.
-            let last = unsafe { read[width - 1].assume_init_ref() };
-            ((equal || tailed) && last.len() == len)
-                || (!equal && blocks <= BUF_BLOCKS && padded_blocks(last.len()) == blocks)
-        };
+        let all = lane == width && !odd;
         if !all {
+            // The rows read sixteen at once, read again one by one.
+            for (j, m) in read[..bulk].iter_mut().enumerate().skip(1) {
+                m.write(source.get(base + j));
+            }
             // Short rows of mixed block counts, with enough of the batch
             // left: in buckets, one per count (`buckets.rs`). With fewer,
             // rows of two adjacent counts (a column whose lengths straddle
@@ -325,4 +338,60 @@ fn emit<M>(
 ) {
     let first = lanes.start;
     each_digest(state, lanes, |l, d| out[set[l - first].index] = d);
+}
+
+/// Reads rows `base..base + width` sixteen at a time into `rows` while
+/// the source decodes them at once (`Source::sixteen_rows`) and they are
+/// `blocks` blocks long with padding, asking for each row's line ahead;
+/// returns how many it read, a multiple of 16.
+///
+/// # Safety
+///
+/// The kernel builds rows in registers (the CPU has AVX-512F, BW and VL),
+/// and `base + width <= source.count()`.
+#[cfg(md5_sse2)]
+#[inline(always)]
+unsafe fn sixteens<'a, S: Source<'a>>(
+    source: &S,
+    base: usize,
+    width: usize,
+    blocks: usize,
+    rows: &mut [MaybeUninit<Row>; MAX_LANES],
+    ahead: impl Fn(*const u8),
+) -> usize {
+    let mut bulk = 0;
+    while bulk + 16 <= width.min(MAX_LANES) {
+        let Ok(next) = <&mut [MaybeUninit<Row>; 16]>::try_from(&mut rows[bulk..bulk + 16]) else {
+            break;
+        };
+        // SAFETY: the caller vouches for the CPU; `base + bulk + 16 <= base
+        // + width`, within the source.
+        if !unsafe { source.sixteen_rows(base + bulk, blocks, next) } {
+            break;
+        }
+        for row in next.iter() {
+            // SAFETY: `sixteen_rows` wrote each of the sixteen.
+            ahead(unsafe { row.assume_init() }.0);
+        }
+        bulk += 16;
+    }
+    bulk
+}
+
+/// No source decodes sixteen rows at once here.
+///
+/// # Safety
+///
+/// None needed; as the x86_64 one's, for the same call.
+#[cfg(not(md5_sse2))]
+#[inline(always)]
+unsafe fn sixteens<'a, S: Source<'a>>(
+    _: &S,
+    _: usize,
+    _: usize,
+    _: usize,
+    _: &mut [MaybeUninit<Row>; MAX_LANES],
+    _: impl Fn(*const u8),
+) -> usize {
+    0
 }

@@ -92,11 +92,36 @@ pub(crate) trait Source<'a> {
     /// lengths without building each (a column's offsets or views): `None`
     /// by default, and where fewer than 16 are left. Only where the
     /// AVX-512 buckets are built (`column_buckets.rs`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F, BW and VL.
     #[cfg(md5_sse2)]
     #[inline(always)]
-    fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
+    unsafe fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
         let _ = i;
         None
+    }
+
+    /// Rows `i..i + 16` into `rows`, each as [`Message::plain`] gives it,
+    /// for a source that decodes sixteen at once (a view column), where
+    /// each is `blocks` blocks long with its padding (1 to 4): `true`. Else
+    /// `false`, with `rows` unspecified, and always by default. Only
+    /// where the kernel builds rows in registers (`Scheduler::run_direct`).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX-512F, BW and VL, and `i + 16 <= self.count()`.
+    #[cfg(md5_sse2)]
+    #[inline(always)]
+    unsafe fn sixteen_rows(
+        &self,
+        i: usize,
+        blocks: usize,
+        rows: &mut [core::mem::MaybeUninit<crate::multi::kernel::Row>; 16],
+    ) -> bool {
+        let _ = (i, blocks, rows);
+        false
     }
 }
 
