@@ -52,10 +52,14 @@ impl<'a> Scheduler<'a> {
                 return;
             }
             for (lane, i) in (at..at + width).enumerate() {
-                let m = *read[lane].write(source.get(i));
+                let m = source.get(i);
                 if m.len() != len {
+                    // The set's messages so far, read again for the queue.
+                    for (r, i) in read.iter_mut().zip(at..=i) {
+                        r.write(source.get(i));
+                    }
                     // SAFETY: the first `lane + 1` entries were written
-                    // above; `MaybeUninit<M>` has the layout of `M`.
+                    // just above; `MaybeUninit<M>` has the layout of `M`.
                     let read =
                         unsafe { core::slice::from_raw_parts(read.as_ptr().cast(), lane + 1) };
                     queue.stash(read);
