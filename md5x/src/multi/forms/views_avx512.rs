@@ -22,27 +22,12 @@ use core::mem::MaybeUninit;
 /// The CPU has AVX-512F.
 #[inline(always)]
 unsafe fn field<const F: i32>(v: [__m512i; 4]) -> __m512i {
-    // SAFETY: the caller vouches for AVX-512F; register operations only.
+    // SAFETY: the caller vouches for AVX-512F; the load reads the 64 bytes
+    // of `pick`, and `loadu` needs no alignment.
     unsafe {
         // Dword `F` of each of eight views across two vectors, twice.
-        let pick = _mm512_setr_epi32(
-            F,
-            4 + F,
-            8 + F,
-            12 + F,
-            16 + F,
-            20 + F,
-            24 + F,
-            28 + F,
-            F,
-            4 + F,
-            8 + F,
-            12 + F,
-            16 + F,
-            20 + F,
-            24 + F,
-            28 + F,
-        );
+        let pick: [i32; 16] = core::array::from_fn(|i| 4 * (i as i32 % 8) + F);
+        let pick = _mm512_loadu_si512(pick.as_ptr().cast());
         let first = _mm512_permutex2var_epi32(v[0], pick, v[1]);
         let second = _mm512_permutex2var_epi32(v[2], pick, v[3]);
         _mm512_inserti64x4::<1>(first, _mm512_castsi512_si256(second))

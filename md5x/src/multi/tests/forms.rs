@@ -7,7 +7,7 @@ extern crate std;
 use super::{for_each_kernel, widest, Rng, SHRINK};
 use crate::multi::forms::offsets::{Offset, Offsets};
 use crate::multi::forms::pieces::{PieceLists, Prefixed, Suffixed};
-use crate::multi::forms::views::Views;
+use crate::multi::forms::views::{ViewError, Views};
 use crate::multi::forms::{base64, hex};
 use crate::multi::kernel::Kernel;
 use crate::multi::scheduler::digest_batch;
@@ -367,6 +367,28 @@ fn view_column(
     (views, buffers, want)
 }
 
+/// `views` with row `at`'s view given the length, buffer index and
+/// offset `fields`.
+fn broken_at(views: &[u128], at: usize, fields: [u32; 3]) -> Vec<u128> {
+    let mut views = views.to_vec();
+    let mut view = views[at].to_ne_bytes();
+    for (field, at) in fields.iter().zip([0, 8, 12]) {
+        view[at..at + 4].copy_from_slice(&field.to_le_bytes());
+    }
+    views[at] = u128::from_ne_bytes(view);
+    views
+}
+
+/// The digests `kernel` gives a view column with a bad view, and the error
+/// naming it.
+fn refused(kernel: Kernel, views: &[u128], buffers: &[&[u8]]) -> (Vec<[u8; 16]>, ViewError) {
+    let bad = Cell::new(usize::MAX);
+    let source = Views::new(views, buffers, &bad);
+    let mut out = vec![[0u8; 16]; views.len()];
+    digest_batch(kernel, &source, &mut out);
+    (out, source.check(0).unwrap_err())
+}
+
 #[test]
 fn views_every_kernel() {
     let mut rng = Rng(0x7669_6577_0001);
@@ -470,18 +492,9 @@ fn views_of_one_block_count() {
             ];
             for fields in broken {
                 for at in [0, 5, 20, rows - 1] {
-                    let mut views = good.clone();
-                    let mut view = views[at].to_ne_bytes();
-                    for (k, at) in [0, 8, 12].into_iter().enumerate() {
-                        view[at..at + 4].copy_from_slice(&fields[k].to_le_bytes());
-                    }
-                    views[at] = u128::from_ne_bytes(view);
+                    let views = broken_at(&good, at, fields);
                     for_each_kernel(|k| {
-                        let bad = Cell::new(usize::MAX);
-                        let source = Views::new(&views, &data, &bad);
-                        let mut out = vec![[0u8; 16]; rows];
-                        digest_batch(k, &source, &mut out);
-                        let err = source.check(0).unwrap_err();
+                        let (out, err) = refused(k, &views, &data);
                         assert_eq!((err.row, err.view), (at, fields), "kernel {}", k.name());
                         let before = at / 16 * 16;
                         assert!(out[..before] == want[..before], "kernel {}", k.name());
@@ -512,18 +525,9 @@ fn views_that_break_the_rules() {
     ];
     for fields in bad {
         for at in [0, 17, rows - 1] {
-            let mut views = good.clone();
-            let mut view = views[at].to_ne_bytes();
-            for (k, at) in [0, 8, 12].into_iter().enumerate() {
-                view[at..at + 4].copy_from_slice(&fields[k].to_le_bytes());
-            }
-            views[at] = u128::from_ne_bytes(view);
+            let views = broken_at(&good, at, fields);
             for_each_kernel(|k| {
-                let bad = Cell::new(usize::MAX);
-                let source = Views::new(&views, &buffers, &bad);
-                let mut out = vec![[0u8; 16]; rows];
-                digest_batch(k, &source, &mut out);
-                let err = source.check(0).unwrap_err();
+                let (_, err) = refused(k, &views, &buffers);
                 assert_eq!((err.row, err.view), (at, fields));
             });
             let mut hex = vec![[0u8; 32]; rows];
