@@ -543,7 +543,7 @@ def main():
                     _, refused = mm.digest_views(rows, broken=long[len(long) // 2])
                     bad += refused != 1 + long[len(long) // 2]
                 # In one buffer: sixteen views at a time
-                # (src/multi/forms/views_avx512.rs).
+                # (src/multi/forms/views/avx512.rs).
                 got, refused = mm.digest_views(rows, buffers=1)
                 total += len(rows)
                 bad += sum(g != md5(r) for g, r in zip(got, rows)) + (refused != 0)

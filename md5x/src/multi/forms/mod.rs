@@ -11,8 +11,6 @@ pub(super) mod offsets;
 pub(super) mod par;
 pub(super) mod pieces;
 pub(super) mod views;
-#[cfg(md5_sse2)]
-mod views_avx512;
 
 /// Panics unless a batch of `inputs` messages has as many output slots.
 #[track_caller]

@@ -3,11 +3,12 @@
 //! 12 bytes, else its length, a buffer index and an offset into one of the
 //! column's data buffers. Each view is checked as the hashing reads it, and
 //! the row read where the view says, with no slice per row built first; on
-//! AVX-512, sixteen views at a time (`views_avx512.rs`).
+//! AVX-512, sixteen views at a time (`views/avx512.rs`).
+
+#[cfg(md5_sse2)]
+mod avx512;
 
 use super::encoded::encoded_by_chunks;
-#[cfg(md5_sse2)]
-use super::views_avx512;
 use super::{base64, hex};
 use crate::multi::kernel::Kernel;
 #[cfg(md5_sse2)]
@@ -180,7 +181,7 @@ pub(crate) struct Views<'a> {
 
 /// A view's length, buffer index and offset.
 #[inline(always)]
-pub(super) fn fields(view: &[u8; 16]) -> [u32; 3] {
+fn fields(view: &[u8; 16]) -> [u32; 3] {
     let word = |at: usize| u32::from_le_bytes([view[at], view[at + 1], view[at + 2], view[at + 3]]);
     [word(0), word(8), word(12)]
 }
@@ -269,7 +270,7 @@ impl<'a> Source<'a> for Views<'a> {
     unsafe fn sixteen(&self, i: usize) -> Option<Sixteen<'a>> {
         let views: &[_; 16] = self.views.get(i..i.wrapping_add(16))?.try_into().ok()?;
         // SAFETY: the caller vouches for the CPU.
-        if let Some(six) = unsafe { views_avx512::sixteen(views, self.buffers) } {
+        if let Some(six) = unsafe { avx512::sixteen(views, self.buffers) } {
             return Some(six);
         }
         let mut lens = [0; 16];
@@ -297,6 +298,6 @@ impl<'a> Source<'a> for Views<'a> {
             return false;
         };
         // SAFETY: the caller vouches for the CPU.
-        unsafe { views_avx512::sixteen_rows(views, self.buffers, blocks, rows) }
+        unsafe { avx512::sixteen_rows(views, self.buffers, blocks, rows) }
     }
 }

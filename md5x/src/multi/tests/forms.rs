@@ -438,7 +438,7 @@ fn views_every_kernel() {
 
 /// Columns whose rows are all of one block count with their padding (1
 /// to 4: short keys, as a `Utf8View` holds them), which `run_direct`
-/// reads sixteen views at a time on AVX-512 (`views_avx512.rs`) where
+/// reads sixteen views at a time on AVX-512 (`forms/views/avx512.rs`) where
 /// they lie in one data buffer: one buffer, three taken in turn 40 rows
 /// at a time (some sixteens across two), three at random. Then one view
 /// broken in turn, at rows within and across those sixteens, whose length

@@ -8,7 +8,7 @@
 //! row's being inline that its data decides, a view column's rows cost
 //! more than a column of offsets' rows do.
 
-use super::views::fields;
+use super::fields;
 use crate::multi::kernel::Row;
 use crate::multi::scheduler::source::Sixteen;
 use core::arch::x86_64::*;
