@@ -2,8 +2,9 @@
 //! offsets or views give sixteen rows at once: [`Source::sixteen`]), on
 //! AVX-512: sixteen rows a step, their block counts computed in one
 //! vector, and each count's row indices compressed into its bucket by one
-//! store; the rows' bytes, where they lie back to back (offsets), are
-//! prefetched a line at a time.
+//! store; the bytes sixteen rows span, where the source knows them (a
+//! column's offsets; its views where the rows lie in one buffer, in
+//! order), are prefetched a line at a time.
 //! Rows a step cannot take (one longer than a lane's buffer among them,
 //! the last few of the batch) go one at a time.
 //!

@@ -121,9 +121,10 @@ pub(super) unsafe fn sixteen<'a>(
             let [_, _, start] = fields(&views[apart.trailing_zeros() as usize]);
             let [len, _, offset] = fields(&views[15 - apart.leading_zeros() as usize]);
             let (start, end) = (start as usize, offset as usize + len as usize);
-            match start <= end && end - start <= 4096 {
-                // Within the buffer, as each row's end is (`decode`).
-                true => &d.buffer[start..end],
+            // Within the buffer, as each row's end is (`decode`); read
+            // again from the views here, so taken with `get`, not trusted.
+            match end.wrapping_sub(start) <= 4096 {
+                true => d.buffer.get(start..end).unwrap_or_default(),
                 false => &[],
             }
         }
