@@ -4,7 +4,7 @@
 //! selects otherwise) over every padding case, `digest_many_into` with each
 //! multi-buffer kernel over batches that make the scheduler refill lanes
 //! or run its sets past the queue (mixed short rows in buckets, sets of one
-//! length with an end),
+//! length with an end, runs of sets of one whole-block length),
 //! `digest_offsets_into` (rows read straight from a column's buffer) and the
 //! pieces forms the same way, the hex and base64 encoders, and `Lanes` with
 //! unequal, empty and idle chunks in one and in several lane groups. The
@@ -153,6 +153,25 @@ fn buckets_and_tailed_sets_every_kernel() {
         let mut out = vec![[0; 16]; tailed.len()];
         multi::kernel_choice::digest_many_into(kernel, &tailed, &mut out);
         assert_eq!(out, want, "kernel {kernel}, equal messages of 311 bytes");
+    }
+}
+
+/// Runs of full sets of equal 64-byte messages read straight from the
+/// batch (`scheduler/equal_sets.rs`), each set's first block loaded while
+/// the set before it ends, on every kernel: three sets, then a message of
+/// another length in a fourth.
+#[test]
+fn runs_of_equal_sets_every_kernel() {
+    let mut rng = Rng(0x6d69_7269_0009);
+    for name in multi::kernel_choice::kernels() {
+        let kernel = multi::kernel_choice::Choice::new(name);
+        let w = kernel.short_lanes();
+        let mut msgs: Vec<Vec<u8>> = (0..3 * w + 2).map(|_| rng.bytes(64)).collect();
+        msgs[3 * w + 1] = rng.bytes(65);
+        let want: Vec<[u8; 16]> = msgs.iter().map(|m| upstream(m)).collect();
+        let mut out = vec![[0; 16]; msgs.len()];
+        multi::kernel_choice::digest_many_into(kernel, &msgs, &mut out);
+        assert_eq!(out, want, "kernel {kernel}, runs of 64-byte messages");
     }
 }
 

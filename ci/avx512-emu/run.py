@@ -335,6 +335,15 @@ def suite_inputs(rng):
     ]
     for n in (0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 129):
         suites.append((f"{2 * 64 + 1} copies of length {n}", [data[:n]] * (2 * 64 + 1)))
+    # Runs of full sets of one whole-block length (src/multi/scheduler/
+    # equal_sets.rs), each set's first block loaded while the set before it
+    # ends: broken by a longer message in a later set, or ending narrower.
+    for n in (64, 128, 192, 256):
+        run = [rng.randbytes(n) for _ in range(3 * 64 + 40)]
+        suites.append((f"{len(run)} messages of {n} bytes", run))
+        run = run[:]
+        run[2 * 64 + 37] = rng.randbytes(n + 1)
+        suites.append((f"the same, message {2 * 64 + 37} of {n + 1}", run))
     for count in range(131):
         suites.append((f"count {count}", [rng.randbytes(rng.randrange(300)) for _ in range(count)]))
     # Rows straddling one padding edge: sets of one and two blocks mixed.

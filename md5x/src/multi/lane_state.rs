@@ -42,6 +42,32 @@ impl LaneStates {
 /// One pointer per lane to the next 64-byte block of that lane's message.
 pub(crate) type BlockPtrs = [*const u8; MAX_LANES];
 
+/// The first block of the next set of equal messages, each lane's words
+/// loaded and transposed by the call that hashes the set before it, while
+/// that set's shared padding block runs (it loads nothing), for the call
+/// that hashes the set: at a set's start, its loads and transposition
+/// would fill the core's window and leave the steps waiting on them.
+#[repr(C, align(64))]
+pub(crate) struct SetAhead {
+    /// The kernel's words, as its lane vectors lay them out: at most 16
+    /// words of [`MAX_LANES`] lanes.
+    pub(crate) words: core::mem::MaybeUninit<[u32; 16 * MAX_LANES]>,
+    /// How many lanes' words `words` holds: 0 for none.
+    pub(crate) lanes: usize,
+    /// The first of the pointers they were loaded from.
+    pub(crate) first: *const u8,
+}
+
+impl SetAhead {
+    pub(crate) const fn new() -> Self {
+        Self {
+            words: core::mem::MaybeUninit::uninit(),
+            lanes: 0,
+            first: core::ptr::null(),
+        }
+    }
+}
+
 /// The chaining value every message of a batch starts from, after `len`
 /// bytes already hashed (a shared prefix's whole blocks).
 #[derive(Clone, Copy)]

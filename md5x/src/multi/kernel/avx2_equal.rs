@@ -8,18 +8,20 @@
 
 use super::avx2::V8;
 use super::body;
-use crate::multi::lane_state::BlockPtrs;
+use crate::multi::lane_state::{BlockPtrs, SetAhead};
 use core::arch::x86_64::*;
 
 /// Hashes `8 * G` messages of `blocks` whole blocks each, at `ptrs`, from
 /// `start`, then their shared last block `last` (their padding), and
 /// writes message `i`'s digest to `out[i]`: the AVX2 kernel's body from a
-/// splatted start, its state going straight out.
+/// splatted start, its state going straight out; `next` and `ahead` as
+/// for the body's `compress_from`.
 ///
 /// # Safety
 ///
 /// The CPU has AVX2; `ptrs[i]` is valid for reads of `blocks * 64` bytes
-/// for each `i < 8 * G`.
+/// for each `i < 8 * G`; with `next`, `next[i]` is valid for reads of 64
+/// bytes for each `i < 8 * G`.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
 pub(super) unsafe fn equal_blocks<const G: usize>(
@@ -28,10 +30,13 @@ pub(super) unsafe fn equal_blocks<const G: usize>(
     last: &[u32; 16],
     start: [u32; 4],
     out: &mut [[u8; 16]],
+    next: Option<&BlockPtrs>,
+    ahead: &mut SetAhead,
 ) {
     assert!(out.len() == 8 * G);
     // SAFETY: the caller's contract is the body's.
-    let s = unsafe { body::compress_from::<V8, G, false>(start, ptrs, blocks, Some(last), 0) };
+    let s =
+        unsafe { body::compress_from::<V8, G, false>(start, ptrs, blocks, last, 0, next, ahead) };
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };
 }

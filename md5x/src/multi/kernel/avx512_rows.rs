@@ -16,6 +16,7 @@ use super::body;
 use super::lane_vector::LaneVector;
 use super::steps;
 use super::Row;
+use crate::multi::lane_state::{BlockPtrs, SetAhead};
 use core::arch::x86_64::*;
 
 /// Hashes the `16 * G` rows of `rows`, each of `blocks` blocks with its
@@ -124,30 +125,34 @@ unsafe fn rows_of<const G: usize, const B: usize>(
 /// `start`, then their shared last block `last` (their padding), and
 /// writes message `i`'s digest to `out[i]`: the AVX-512 kernel's body from
 /// a splatted start, its state going straight out; `split` as for the
-/// body's `compress`.
+/// body's `compress`, `next` and `ahead` as for its `compress_from`.
 ///
 /// # Safety
 ///
 /// The CPU has AVX-512F and VL; `ptrs[i]` is valid for reads of `blocks *
 /// 64` bytes for each `i < 16 * G`, and `4 * split` bytes past a multiple
-/// of 64 where `split` is not 0.
+/// of 64 where `split` is not 0; with `next`, `next[i]` is valid for reads
+/// of 64 bytes for each `i < 16 * G`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn equal_blocks<const G: usize>(
-    ptrs: &crate::multi::lane_state::BlockPtrs,
+    ptrs: &BlockPtrs,
     blocks: usize,
     last: &[u32; 16],
     start: [u32; 4],
     out: &mut [[u8; 16]],
     split: usize,
+    next: Option<&BlockPtrs>,
+    ahead: &mut SetAhead,
 ) {
     assert!(out.len() == 16 * G);
     // SAFETY: the caller's contract.
     unsafe {
         if split > 0 {
-            equal_read::<G, true>(ptrs, blocks, last, start, out, split)
+            equal_read::<G, true>(ptrs, blocks, last, start, out, split, next, ahead)
         } else {
-            equal_read::<G, false>(ptrs, blocks, last, start, out, 0)
+            equal_read::<G, false>(ptrs, blocks, last, start, out, 0, next, ahead)
         }
     }
 }
@@ -160,16 +165,21 @@ pub(super) unsafe fn equal_blocks<const G: usize>(
 /// As for [`equal_blocks`], with `split` not 0 where `LINES`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw")]
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn equal_read<const G: usize, const LINES: bool>(
-    ptrs: &crate::multi::lane_state::BlockPtrs,
+    ptrs: &BlockPtrs,
     blocks: usize,
     last: &[u32; 16],
     start: [u32; 4],
     out: &mut [[u8; 16]],
     split: usize,
+    next: Option<&BlockPtrs>,
+    ahead: &mut SetAhead,
 ) {
     // SAFETY: the caller's contract is the body's.
-    let s = unsafe { body::compress_from::<V16, G, LINES>(start, ptrs, blocks, Some(last), split) };
+    let s = unsafe {
+        body::compress_from::<V16, G, LINES>(start, ptrs, blocks, last, split, next, ahead)
+    };
     // SAFETY: the ISA as above.
     unsafe { store_digests(&s, out) };
 }

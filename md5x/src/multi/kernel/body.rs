@@ -13,6 +13,8 @@ use super::lane_vector::LaneVector;
 use super::steps::{
     block, load_round, opaque, rc_table, AtRound, Loaded, Shared, SharedSums, Step,
 };
+#[cfg(md5_sse2)]
+use crate::multi::lane_state::SetAhead;
 use crate::multi::lane_state::{BlockPtrs, LaneStates};
 use crate::multi::past_cache::prefetch;
 
@@ -209,7 +211,9 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize, const LINES: bool>(
     }
 
     // SAFETY: the caller's contract.
-    unsafe { run_blocks::<V, G, LINES>(&mut s, ptrs, blocks, last, prefetch, split) };
+    unsafe {
+        run_blocks::<V, G, LINES, false>(&mut s, ptrs, blocks, last, prefetch, split, None, ())
+    };
 
     for (r, v) in state.rows.iter_mut().zip(s) {
         for (g, x) in v.into_iter().enumerate() {
@@ -220,50 +224,112 @@ pub(super) unsafe fn compress<V: LaneVector, const G: usize, const LINES: bool>(
 
 /// [`compress`] from the chaining value `start` in every lane, its state
 /// left in registers for the caller (`avx512_rows.rs`, which writes the
-/// digests out).
+/// digests out). The first block's words come from `ahead` where it holds
+/// them for these pointers, and with `next`, the first block of those
+/// messages goes into `ahead` while the padding block `last` runs.
 ///
 /// # Safety
 ///
-/// As for [`compress`].
+/// As for [`compress`]; with `next`, each of its first `V::LANES * G`
+/// pointers is valid for reads of 64 bytes.
 #[cfg(md5_sse2)]
 #[inline(always)]
 pub(super) unsafe fn compress_from<V: LaneVector, const G: usize, const LINES: bool>(
     start: [u32; 4],
     ptrs: &BlockPtrs,
     blocks: usize,
-    last: Option<&[u32; 16]>,
+    last: &[u32; 16],
     split: usize,
+    next: Option<&BlockPtrs>,
+    ahead: &mut SetAhead,
 ) -> [[V; G]; 4] {
-    assert!(V::LANES * G <= ptrs.len());
+    let lanes = V::LANES * G;
+    assert!(lanes <= ptrs.len());
+    const { assert!(core::mem::size_of::<[[V; 16]; G]>() <= core::mem::size_of::<SetAhead>()) };
     // SAFETY: the caller vouches for the ISA.
     let mut s = start.map(|x| [unsafe { V::splat(x) }; G]);
-    // SAFETY: the caller's contract. Short messages: nothing to prefetch.
-    unsafe { run_blocks::<V, G, LINES>(&mut s, ptrs, blocks, last, 0, split) };
+    let words = ahead.words.as_mut_ptr().cast::<[V; 16]>();
+    // Whole lines are read through their own ring: those calls take no
+    // words ahead, nor load any.
+    let held = !LINES && blocks > 0 && ahead.lanes == lanes && ahead.first == ptrs[0];
+    // `held`: the last call wrote `lanes` lanes' words of the first block
+    // at these pointers, `G` rows of `[V; 16]`, which fit in `words`
+    // (asserted above); nothing writes them before the padding block.
+    let first = held.then_some(words.cast::<[[V; 16]; G]>().cast_const());
+    ahead.lanes = 0;
+    // Short messages: nothing to prefetch.
+    match next {
+        Some(next) if !LINES => {
+            ahead.lanes = lanes;
+            ahead.first = next[0];
+            let fill = NextBlock::<V, G> {
+                rows: words,
+                ptrs: next,
+                off: 0,
+                live: true,
+            };
+            // SAFETY: the caller's contract; `fill` loads 64 bytes at each
+            // of `next`'s pointers (the caller's) into `words`, `G` rows
+            // (above).
+            unsafe {
+                run_blocks::<V, G, LINES, true>(
+                    &mut s,
+                    ptrs,
+                    blocks,
+                    Some(last),
+                    0,
+                    split,
+                    first,
+                    fill,
+                )
+            }
+        }
+        // SAFETY: the caller's contract.
+        _ => unsafe {
+            run_blocks::<V, G, LINES, true>(&mut s, ptrs, blocks, Some(last), 0, split, first, ())
+        },
+    }
     s
 }
 
-/// [`compress`]'s blocks on the state `s`.
+/// [`compress`]'s blocks on the state `s`: the first block's words from
+/// `first` where given, and `at_last` beside the padding block `last`,
+/// whose steps run as loops where `LAST_LOOPED`. Sets of short messages
+/// (`compress_from`) run each call's code once, the padding block's too:
+/// there the loops ran faster than the steps in line (benches/RESULTS.md),
+/// and long messages, which loop over their blocks, slower.
 ///
 /// # Safety
 ///
-/// As for [`compress`].
+/// As for [`compress`]; `first` points at the first block's words, `G`
+/// rows written whole, that nothing writes while the blocks run.
 #[inline(always)]
-unsafe fn run_blocks<V: LaneVector, const G: usize, const LINES: bool>(
+#[allow(clippy::too_many_arguments)]
+unsafe fn run_blocks<V: LaneVector, const G: usize, const LINES: bool, const LAST_LOOPED: bool>(
     s: &mut [[V; G]; 4],
     ptrs: &BlockPtrs,
     blocks: usize,
     last: Option<&[u32; 16]>,
     distance: usize,
     split: usize,
+    first: Option<*const [[V; 16]; G]>,
+    at_last: impl AtRound,
 ) {
     // A constant, so that an instance reads one way only, and the ring of
     // words of the other is not in its frame (debug builds included).
     if LINES {
         // SAFETY: the caller's contract, `split` included.
         unsafe { super::lines::run_blocks(s, ptrs, blocks, distance, split) };
+    } else if let (Some(m), 1) = (first, blocks) {
+        // One block, its words at hand: no buffers, nothing to load.
+        // SAFETY: as in `run_block_by_block`.
+        let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
+        // SAFETY: the caller's contract for `first`.
+        let m = unsafe { &*m };
+        block::<V, G, false>(s, &Loaded { m, rc }, ());
     } else {
         // SAFETY: the caller's contract.
-        unsafe { run_block_by_block(s, ptrs, blocks, distance) };
+        unsafe { run_block_by_block(s, ptrs, blocks, distance, first) };
     }
     if let Some(words) = last {
         let mut sums = SharedSums {
@@ -274,7 +340,7 @@ unsafe fn run_blocks<V: LaneVector, const G: usize, const LINES: bool>(
         md5_steps!(sums);
         // SAFETY: `opaque(0)` is 0: the pointer is `mk`'s 64 words.
         let mk = unsafe { sums.mk.as_ptr().add(opaque(0)) };
-        block(s, &Shared { mk }, ());
+        block::<V, G, LAST_LOOPED>(s, &Shared { mk }, at_last);
     }
 }
 
@@ -289,6 +355,7 @@ unsafe fn run_block_by_block<V: LaneVector, const G: usize>(
     ptrs: &BlockPtrs,
     blocks: usize,
     distance: usize,
+    first: Option<*const [[V; 16]; G]>,
 ) {
     // Two buffers of words where `V` loads ahead: block `blk`'s in `blk %
     // 2`, the next one's loaded into the other as `blk` is stepped.
@@ -304,15 +371,21 @@ unsafe fn run_block_by_block<V: LaneVector, const G: usize>(
             }
         }
         let cur = if V::LOADS_AHEAD { blk % 2 } else { 0 };
-        if blk == 0 || !V::LOADS_AHEAD {
-            // SAFETY: `cur < 2`, a buffer of `words`; `(blk + 1) * 64 <=
-            // blocks * 64` bytes are readable at each of the `V::LANES *
-            // G` pointers (the caller).
-            unsafe { load_blocks(&mut *buf.add(cur), ptrs, blk * 64) };
-        }
-        // SAFETY: buffer `cur` was written whole for this block, just
-        // above or by the previous block's `NextBlock`.
-        let m: &[[V; 16]; G] = unsafe { (*buf.add(cur)).assume_init_ref() };
+        let m: &[[V; 16]; G] = match first {
+            // SAFETY: the caller's contract for `first`.
+            Some(m) if blk == 0 => unsafe { &*m },
+            _ => {
+                if blk == 0 || !V::LOADS_AHEAD {
+                    // SAFETY: `cur < 2`, a buffer of `words`; `(blk + 1) *
+                    // 64 <= blocks * 64` bytes are readable at each of the
+                    // `V::LANES * G` pointers (the caller).
+                    unsafe { load_blocks(&mut *buf.add(cur), ptrs, blk * 64) };
+                }
+                // SAFETY: buffer `cur` was written whole for this block,
+                // just above or by the previous block's `NextBlock`.
+                unsafe { (*buf.add(cur)).assume_init_ref() }
+            }
+        };
         // The round constants, read through a pointer LLVM cannot see
         // through, anew in each block: left visible, all 64 are broadcast
         // and spilled to the stack before the loop, work wasted on every
@@ -328,7 +401,7 @@ unsafe fn run_block_by_block<V: LaneVector, const G: usize>(
             off: (blk + 1) * 64,
             live: V::LOADS_AHEAD && blk + 1 < blocks,
         };
-        block(s, &Loaded { m, rc }, next);
+        block::<V, G, false>(s, &Loaded { m, rc }, next);
     }
 }
 

@@ -2,7 +2,7 @@
 //! point and group count.
 
 use super::*;
-use crate::multi::lane_state::{BlockPtrs, LaneStates, Start};
+use crate::multi::lane_state::{BlockPtrs, LaneStates, SetAhead, Start};
 
 impl Kernel {
     /// Compresses `blocks` consecutive 64-byte blocks starting at `ptrs[i]`
@@ -226,13 +226,18 @@ impl Kernel {
     /// `blocks` whole blocks at `ptrs`, continuing `start`, then their
     /// padding block of the words `pad`, into the slots of `out` with
     /// their indices: the kernel from a start in registers, its digests
-    /// going straight out (`avx2_equal.rs`, `avx512_rows.rs`).
+    /// going straight out (`avx2_equal.rs`, `avx512_rows.rs`). The first
+    /// block's words come from `ahead` where the last call loaded them for
+    /// these pointers; with `next`, the first block at its pointers goes
+    /// into `ahead` for the next call.
     ///
     /// # Safety
     ///
     /// `self.hashes_equal_blocks()`; `ptrs[i]` is valid for reads of
-    /// `blocks * 64` bytes for each `i < out.len()`.
+    /// `blocks * 64` bytes for each `i < out.len()`, and with `next`,
+    /// `next[i]` for reads of 64 bytes.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub(crate) unsafe fn equal_blocks(
         self,
         ptrs: &BlockPtrs,
@@ -240,6 +245,8 @@ impl Kernel {
         pad: &[u32; 16],
         start: Start,
         out: &mut [[u8; 16]],
+        next: Option<&BlockPtrs>,
+        ahead: &mut SetAhead,
     ) {
         debug_assert!(self.hashes_equal_blocks());
         // SAFETY: the caller vouches for the CPU and the pointers; the
@@ -251,7 +258,7 @@ impl Kernel {
                     avx2_equal::equal_blocks,
                     out.len() / 8,
                     [1, 2; 3],
-                    (ptrs, blocks, pad, start.state, out)
+                    (ptrs, blocks, pad, start.state, out, next, ahead)
                 ),
                 _ => with_groups!(
                     avx512_rows::equal_blocks,
@@ -263,12 +270,14 @@ impl Kernel {
                         pad,
                         start.state,
                         out,
-                        self.split_word(ptrs, out.len())
+                        self.split_word(ptrs, out.len()),
+                        next,
+                        ahead
                     )
                 ),
             }
         }
         #[cfg(not(md5_sse2))]
-        let _ = (ptrs, blocks, pad, start, out);
+        let _ = (ptrs, blocks, pad, start, out, next, ahead);
     }
 }

@@ -186,6 +186,6 @@ pub(super) unsafe fn run_blocks<V: LaneVector, const G: usize>(
             lines: &lines,
             line: blk + 2,
         };
-        block(s, &Ringed { m, rc }, next);
+        block::<V, G, false>(s, &Ringed { m, rc }, next);
     }
 }

@@ -43,6 +43,33 @@ macro_rules! md5_steps {
     };
 }
 
+/// [`md5_steps!`] as four loops, one a round, each over the round's four
+/// quads of steps: a quarter of the code. Round `r`'s step `k` adds word
+/// `(c + s * k) % 16`, `(c, s)` the round's.
+macro_rules! md5_steps_looped {
+    ($x:ident) => {
+        md5_steps_looped!(@round $x, F, 0, (0, 1), [7, 12, 17, 22]);
+        md5_steps_looped!(@round $x, G, 1, (1, 5), [5, 9, 14, 20]);
+        md5_steps_looped!(@round $x, H, 2, (5, 3), [4, 11, 16, 23]);
+        md5_steps_looped!(@round $x, I, 3, (0, 7), [6, 10, 15, 21]);
+    };
+    (@round $x:ident, $op:ident, $r:literal, ($c:literal, $s:literal), [$s0:literal, $s1:literal, $s2:literal, $s3:literal]) => {
+        $x.round($r);
+        // Hidden, or LLVM unrolls the loop.
+        let quads = super::steps::opaque(4);
+        let mut q = 0;
+        while q < quads {
+            let k = (16 * $r + 4 * q) & 60;
+            let w = |k: usize| ($c + $s * k) % 16;
+            $x.step::<{ super::lane_vector::$op }, $s0, { 32 - $s0 }>(k, w(k));
+            $x.step::<{ super::lane_vector::$op }, $s1, { 32 - $s1 }>(k | 1, w(k | 1));
+            $x.step::<{ super::lane_vector::$op }, $s2, { 32 - $s2 }>(k | 2, w(k | 2));
+            $x.step::<{ super::lane_vector::$op }, $s3, { 32 - $s3 }>(k | 3, w(k | 3));
+            q += 1;
+        }
+    };
+}
+
 /// `RC` with 1 taken off the constants of round 4, for lane vectors that
 /// compute `t + I` as a subtraction (see [`LaneVector::I_BY_SUB`]).
 pub(super) const RC_I: [u32; 64] = {
@@ -212,9 +239,10 @@ impl<V: LaneVector, const G: usize, X: Words<V>, A: AtRound> Step for Steps<'_, 
     }
 }
 
-/// The 64 steps over one block of `words`, then the feed-forward.
+/// The 64 steps over one block of `words`, then the feed-forward; as
+/// loops where `LOOPED` ([`md5_steps_looped!`]).
 #[inline(always)]
-pub(super) fn block<V: LaneVector, const G: usize>(
+pub(super) fn block<V: LaneVector, const G: usize, const LOOPED: bool>(
     s: &mut [[V; G]; 4],
     words: &impl Words<V>,
     at_round: impl AtRound,
@@ -224,7 +252,11 @@ pub(super) fn block<V: LaneVector, const G: usize>(
         words,
         at_round,
     };
-    md5_steps!(steps);
+    if LOOPED {
+        md5_steps_looped!(steps);
+    } else {
+        md5_steps!(steps);
+    }
     for g in 0..G {
         for (row, stepped) in s.iter_mut().zip(&steps.s) {
             row[g] = stepped[g].add(row[g]);
@@ -241,7 +273,7 @@ pub(super) fn compress_words<V: LaneVector, const G: usize>(s: &mut [[V; G]; 4],
     // SAFETY: `opaque(0)` is 0, so `rc` points at the 64 words of `RC` or
     // `RC_I` (see `compress`).
     let rc = unsafe { rc_table::<V>().as_ptr().add(opaque(0)) };
-    block(s, &Loaded { m, rc }, ());
+    block::<V, G, false>(s, &Loaded { m, rc }, ());
 }
 
 /// The round at whose start the next block's words of group `g` of

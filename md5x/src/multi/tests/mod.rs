@@ -227,9 +227,11 @@ fn kernels_equal_lengths() {
 }
 
 /// Full sets of one whole-block length read straight from the batch, one
-/// after another (`scheduler/equal_sets.rs`), their run broken by a
-/// message of another length at each lane of a later set (which is then
-/// queued as read), at the shortest and longest such lengths.
+/// after another (`scheduler/equal_sets.rs`), each set's first block
+/// loaded while the one before it ends: their run broken by a message of
+/// another length at each lane of a later set (which is then queued as
+/// read), or ending in a narrower set, at the shortest and longest such
+/// lengths.
 #[test]
 fn kernels_runs_of_equal_sets() {
     let mut rng = Rng(0x6d75_6c74_690c);
@@ -241,6 +243,12 @@ fn kernels_runs_of_equal_sets() {
             for at in (0..w).step_by(step) {
                 let mut inputs: Vec<Vec<u8>> = (0..3 * w + 5).map(|_| rng.bytes(len)).collect();
                 inputs[2 * w + at] = rng.bytes(len + 1);
+                check(k, &inputs);
+            }
+            // A full-width set after a wider one, and a run that ends in
+            // one.
+            for count in [w + k.lanes(), 4 * w + w / 2 + 3] {
+                let inputs: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes(len)).collect();
                 check(k, &inputs);
             }
         }
