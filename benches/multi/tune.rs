@@ -17,8 +17,8 @@
 //! MiB); `ymm` at 8, 16 and 24 busy lanes (× 64 KiB), proposing the most
 //! lanes up to which `ymm` is chosen at every count measured; the prefetch
 //! distance (64 × 2 MiB); whole lines (64 × 4 and 16 KiB, 16 bytes past a
-//! page, 4 KiB apart, in lockstep); the stagger table, with whole lines as
-//! proposed. AVX2, where the CPU has it: the prefetch distance (48 × 2
+//! page, 4 KiB apart, in lockstep); sets of 128- and 192-byte messages in
+//! place or as rows (1000 of each, back to back); the stagger table, with whole lines as proposed. AVX2, where the CPU has it: the prefetch distance (48 × 2
 //! MiB) and the stagger table. All but the whole lines and the stagger
 //! table lay the messages 320 bytes further apart than a multiple of 4
 //! KiB, so that no stagger runs, and all run at the row in force's groups.
@@ -246,6 +246,29 @@ fn whole_lines(base: Choice, now: bool) -> bool {
     chosen == 1
 }
 
+/// Sets of equal 128- and 192-byte messages, 1,000 back to back from a
+/// page, read in place or built in registers as rows; `now` the row in
+/// force's.
+fn whole_block_rows(base: Choice, now: bool) -> bool {
+    let rows = [false, true].map(|avx512_whole_block_rows| Tuning {
+        avx512_whole_block_rows,
+        ..base.tuning()
+    });
+    let names = ["in place", "rows"].map(String::from);
+    let batches = [128, 192].map(|len| Equal::new(1000, len, len, 0));
+    let times: Vec<Vec<Spread>> = batches
+        .iter()
+        .map(|b| time(base, &rows, &b.messages()))
+        .collect();
+    let current = usize::from(now);
+    let chosen = pick(&times, current);
+    for (b, ts) in batches.iter().zip(&times) {
+        let what = format!("whole-block rows, 1000 x {} B", b.len);
+        report(&what, &names, ts, current, chosen);
+    }
+    chosen == 1
+}
+
 /// The summary's lines: each field, its value in force and the one
 /// proposed, or that it was not measured here.
 struct Summary(Vec<(String, String, String, bool)>);
@@ -309,6 +332,7 @@ fn avx512(now: Tuning, row: &mut Tuning) {
         },
     );
     row.avx512_whole_lines = whole_lines(base, now.avx512_whole_lines);
+    row.avx512_whole_block_rows = whole_block_rows(base, now.avx512_whole_block_rows);
     // The stagger, measured with the lines as proposed.
     let lines = base.tuned(Tuning {
         avx512_whole_lines: row.avx512_whole_lines,
@@ -352,7 +376,8 @@ pub(super) fn run() {
     } else {
         println!(
             "  no AVX-512 kernel on this CPU: groups, short_groups, memory_groups, ymm_lanes, \
-             avx512_prefetch, avx512_whole_lines and avx512_stagger cannot be measured here"
+             avx512_prefetch, avx512_whole_lines, avx512_whole_block_rows and avx512_stagger \
+             cannot be measured here"
         );
     }
     if has2 {
@@ -384,6 +409,12 @@ pub(super) fn run() {
         "avx512_whole_lines",
         now.avx512_whole_lines,
         row.avx512_whole_lines,
+        has512,
+    );
+    s.field(
+        "avx512_whole_block_rows",
+        now.avx512_whole_block_rows,
+        row.avx512_whole_block_rows,
         has512,
     );
     s.stagger(

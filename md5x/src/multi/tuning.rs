@@ -127,6 +127,12 @@ pub struct Tuning {
     /// one word inside a cache line as whole aligned lines, each loaded
     /// once (`kernel/lines.rs`), not block by block.
     pub avx512_whole_lines: bool,
+    /// Whether sets of equal 128- and 192-byte messages are built in the
+    /// AVX-512 kernel's registers as rows, each block loaded and
+    /// transposed (`Kernel::rows`), rather than read in place with their
+    /// shared padding block (`Kernel::equal_blocks`), where the kernel
+    /// builds rows. 64- and 256-byte ones are read in place on every row.
+    pub avx512_whole_block_rows: bool,
     /// The AVX-512 kernel's stagger.
     pub avx512_stagger: Stagger,
     /// The AVX2 kernel's stagger.
@@ -177,6 +183,9 @@ impl Tuning {
         avx2_prefetch: 512,
         // Starts inside a line (a `Vec`'s) read faster as whole lines.
         avx512_whole_lines: true,
+        // In place, the next set's first block loaded during the padding
+        // block, ran ahead of rows at 128 and 192 bytes.
+        avx512_whole_block_rows: false,
         // Lockstep ran ahead up to 64 KiB, where this stagger runs in
         // lockstep too (it staggers from 3,968 blocks, 31 delays of 128);
         // on longer messages its 32 delays pay.
@@ -217,6 +226,9 @@ impl Tuning {
         // when read block by block, and near them as whole lines in
         // lockstep.
         avx512_whole_lines: true,
+        // Rows ran ahead of the in-place path at 128 and 192 bytes (before
+        // that path loaded each set's first block ahead).
+        avx512_whole_block_rows: true,
         // Whole lines in lockstep ahead of a stagger up to 64 KiB, where
         // this stagger runs in lockstep too.
         avx512_stagger: AVX512_STAGGER,
@@ -240,6 +252,8 @@ impl Tuning {
         avx2_prefetch: 512,
         // Not measured on this family.
         avx512_whole_lines: false,
+        // Not measured on this family: as Zen 4.
+        avx512_whole_block_rows: true,
         // Sets over 32 lanes in lockstep: `AVX512_STAGGER`.
         avx512_stagger: AVX512_STAGGER,
         avx2_stagger: AVX2_STAGGER_AMD,

@@ -72,10 +72,12 @@ impl<'a> Scheduler<'a> {
         // Short rows built in the kernel's registers from where they lie
         // (`Kernel::rows`), if it can.
         let in_registers = S::Message::PLAIN && self.rows_in_registers;
-        // Whole-block rows of 128 and 192 bytes run faster built in
-        // registers than in place with the shared padding block, those of
-        // 64 bytes slower.
-        let equal = equal && !(in_registers && (128..=192).contains(&len));
+        // Whole-block rows of 128 and 192 bytes built in registers too,
+        // where the tuning row says so.
+        let equal = equal
+            && !(in_registers
+                && self.kernel.tuning.avx512_whole_block_rows
+                && (128..=192).contains(&len));
         // Other sets of short messages may take more lanes than the kernel
         // runs at full width (`Kernel::short_lanes`), if the batch has them:
         // they share the cost of the set's copies and calls. Rows built in
@@ -200,10 +202,10 @@ impl<'a> Scheduler<'a> {
             return false;
         }
         if equal && self.kernel.hashes_equal_blocks() && len <= 64 * BUF_BLOCKS {
-            // Short whole-block messages (with rows built in registers, 64
-            // and 256 bytes; 128 and 192 run as rows below): from a start
-            // in registers, digests straight out, and the sets after them
-            // of the same length too (`equal_sets.rs`).
+            // Short whole-block messages (with rows built in registers, 128
+            // and 192 bytes only where the tuning row reads them in place):
+            // from a start in registers, digests straight out, and the sets
+            // after them of the same length too (`equal_sets.rs`).
             self.run_equal_sets(source, queue, (base, width, len), &mut read, out);
             return true;
         }

@@ -230,26 +230,39 @@ fn kernels_equal_lengths() {
 /// after another (`scheduler/equal_sets.rs`), each set's first block
 /// loaded while the one before it ends: their run broken by a message of
 /// another length at each lane of a later set (which is then queued as
-/// read), or ending in a narrower set, at the shortest and longest such
-/// lengths.
+/// read), or ending in a narrower set, at every such length, with either
+/// value of the row's `avx512_whole_block_rows` (128 and 192 bytes built
+/// as rows or read in place).
 #[test]
 fn kernels_runs_of_equal_sets() {
     let mut rng = Rng(0x6d75_6c74_690c);
     for_each_kernel(|k| {
+        let flipped = Tuning {
+            avx512_whole_block_rows: !k.tuning.avx512_whole_block_rows,
+            ..k.tuning
+        };
         let w = k.short_lanes();
         // Under Miri, a few lanes: it interprets every vector instruction.
         let step = if cfg!(miri) { w.div_ceil(3) } else { 1 };
-        for len in [64, 256] {
-            for at in (0..w).step_by(step) {
-                let mut inputs: Vec<Vec<u8>> = (0..3 * w + 5).map(|_| rng.bytes(len)).collect();
-                inputs[2 * w + at] = rng.bytes(len + 1);
-                check(k, &inputs);
-            }
-            // A full-width set after a wider one, and a run that ends in
-            // one.
-            for count in [w + k.lanes(), 4 * w + w / 2 + 3] {
-                let inputs: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes(len)).collect();
-                check(k, &inputs);
+        for len in [64, 128, 192, 256] {
+            for k in [
+                k,
+                Kernel {
+                    tuning: flipped,
+                    ..k
+                },
+            ] {
+                for at in (0..w).step_by(step) {
+                    let mut inputs: Vec<Vec<u8>> = (0..3 * w + 5).map(|_| rng.bytes(len)).collect();
+                    inputs[2 * w + at] = rng.bytes(len + 1);
+                    check(k, &inputs);
+                }
+                // A full-width set after a wider one, and a run that ends
+                // in one.
+                for count in [w + k.lanes(), 4 * w + w / 2 + 3] {
+                    let inputs: Vec<Vec<u8>> = (0..count).map(|_| rng.bytes(len)).collect();
+                    check(k, &inputs);
+                }
             }
         }
     });
