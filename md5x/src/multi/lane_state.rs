@@ -1,6 +1,7 @@
 //! The state every room of `md5x::multi` shares: the lanes' chaining values
-//! and block pointers, where a batch's messages start from, and the most
-//! lanes a kernel may have. It imports nothing from `md5x::multi`.
+//! and block pointers, where a batch's messages start from, the most lanes
+//! a kernel may have, and a set's first block loaded ahead by the kernel
+//! for the scheduler. It imports nothing from `md5x::multi`.
 
 use md5x_block::consts::STATE_INIT;
 

@@ -144,8 +144,9 @@
 //! * `platform.rs`: the CPU as one value, read once (every `cpufeatures`
 //!   check is there); `tuning.rs`: every number a speed rule uses, a row
 //!   per CPU family, and the rule that turns a set's shape into how it
-//!   runs; `lane_state.rs`: the lanes' chaining values and block pointers, and
-//!   where a batch starts from, which every room shares; `past_cache.rs`:
+//!   runs; `lane_state.rs`: the lanes' chaining values and block pointers,
+//!   where a batch starts from, and a set's first block loaded ahead,
+//!   which every room shares; `past_cache.rs`:
 //!   outputs too large for the caches written past them, and lines asked
 //!   for ahead;
 //! * `kernel_choice.rs`: hidden hooks for `benches/multi/main.rs`, the tests, the fuzz
