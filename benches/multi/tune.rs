@@ -224,15 +224,18 @@ fn ymm(base: Choice, now: u16) -> u16 {
     }
 }
 
-/// Whole lines or block by block, on 64 messages of 4 and 16 KiB 4 KiB
-/// apart from 16 bytes past a page, in lockstep; `now` the row in force's.
-fn whole_lines(base: Choice, now: bool) -> bool {
-    let rows = [false, true].map(|avx512_whole_lines| Tuning {
-        avx512_whole_lines,
-        ..base.tuning().with_stagger(Stagger::OFF)
-    });
-    let names = ["blocks", "lines"].map(String::from);
-    let batches = [4 << 10, 16 << 10].map(|len| Equal::new(64, len, len, 16));
+/// A field off or on (the rows `[off, on]`, named `names`), timed on each
+/// of `batches`, each reported as `what` names it; whether to propose it
+/// on, `now` the row in force's.
+fn off_or_on(
+    base: Choice,
+    rows: [Tuning; 2],
+    names: [&str; 2],
+    batches: &[Equal],
+    what: impl Fn(&Equal) -> String,
+    now: bool,
+) -> bool {
+    let names = names.map(String::from);
     let times: Vec<Vec<Spread>> = batches
         .iter()
         .map(|b| time(base, &rows, &b.messages()))
@@ -240,10 +243,21 @@ fn whole_lines(base: Choice, now: bool) -> bool {
     let current = usize::from(now);
     let chosen = pick(&times, current);
     for (b, ts) in batches.iter().zip(&times) {
-        let what = format!("whole lines, 64 x {} KiB vec", b.len >> 10);
-        report(&what, &names, ts, current, chosen);
+        report(&what(b), &names, ts, current, chosen);
     }
     chosen == 1
+}
+
+/// Whole lines or block by block, on 64 messages of 4 and 16 KiB 4 KiB
+/// apart from 16 bytes past a page, in lockstep; `now` the row in force's.
+fn whole_lines(base: Choice, now: bool) -> bool {
+    let rows = [false, true].map(|avx512_whole_lines| Tuning {
+        avx512_whole_lines,
+        ..base.tuning().with_stagger(Stagger::OFF)
+    });
+    let batches = [4 << 10, 16 << 10].map(|len| Equal::new(64, len, len, 16));
+    let what = |b: &Equal| format!("whole lines, 64 x {} KiB vec", b.len >> 10);
+    off_or_on(base, rows, ["blocks", "lines"], &batches, what, now)
 }
 
 /// Sets of equal 128- and 192-byte messages, 1,000 back to back from a
@@ -254,19 +268,9 @@ fn whole_block_rows(base: Choice, now: bool) -> bool {
         avx512_whole_block_rows,
         ..base.tuning()
     });
-    let names = ["in place", "rows"].map(String::from);
     let batches = [128, 192].map(|len| Equal::new(1000, len, len, 0));
-    let times: Vec<Vec<Spread>> = batches
-        .iter()
-        .map(|b| time(base, &rows, &b.messages()))
-        .collect();
-    let current = usize::from(now);
-    let chosen = pick(&times, current);
-    for (b, ts) in batches.iter().zip(&times) {
-        let what = format!("whole-block rows, 1000 x {} B", b.len);
-        report(&what, &names, ts, current, chosen);
-    }
-    chosen == 1
+    let what = |b: &Equal| format!("whole-block rows, 1000 x {} B", b.len);
+    off_or_on(base, rows, ["in place", "rows"], &batches, what, now)
 }
 
 /// The summary's lines: each field, its value in force and the one
