@@ -10,63 +10,48 @@ use md5x_block::consts::RC;
 
 /// MD5's 64 steps as calls `$x.step::<OP, L, R>(k, m)` of [`Step::step`]:
 /// step `k` adds message word `m` and rotates by `L` (`R = 32 - L`); each
-/// round of sixteen opens with `$x.round(r)` ([`Step::round`]).
+/// round of sixteen opens with `$x.round(r)` ([`Step::round`]). Round `r`'s
+/// step `k` adds word `(c + s * k) % 16`, `(c, s)` the round's.
+///
+/// `md5_steps!(x)` writes all 64 in line; `md5_steps!(x, looped)` each
+/// round as a loop over its four quads of steps, a quarter of the code.
 macro_rules! md5_steps {
     ($x:ident) => {
-        $x.round(0);
-        md5_steps!(@quad $x, F, 0, [0, 1, 2, 3], [7, 12, 17, 22]);
-        md5_steps!(@quad $x, F, 4, [4, 5, 6, 7], [7, 12, 17, 22]);
-        md5_steps!(@quad $x, F, 8, [8, 9, 10, 11], [7, 12, 17, 22]);
-        md5_steps!(@quad $x, F, 12, [12, 13, 14, 15], [7, 12, 17, 22]);
-        $x.round(1);
-        md5_steps!(@quad $x, G, 16, [1, 6, 11, 0], [5, 9, 14, 20]);
-        md5_steps!(@quad $x, G, 20, [5, 10, 15, 4], [5, 9, 14, 20]);
-        md5_steps!(@quad $x, G, 24, [9, 14, 3, 8], [5, 9, 14, 20]);
-        md5_steps!(@quad $x, G, 28, [13, 2, 7, 12], [5, 9, 14, 20]);
-        $x.round(2);
-        md5_steps!(@quad $x, H, 32, [5, 8, 11, 14], [4, 11, 16, 23]);
-        md5_steps!(@quad $x, H, 36, [1, 4, 7, 10], [4, 11, 16, 23]);
-        md5_steps!(@quad $x, H, 40, [13, 0, 3, 6], [4, 11, 16, 23]);
-        md5_steps!(@quad $x, H, 44, [9, 12, 15, 2], [4, 11, 16, 23]);
-        $x.round(3);
-        md5_steps!(@quad $x, I, 48, [0, 7, 14, 5], [6, 10, 15, 21]);
-        md5_steps!(@quad $x, I, 52, [12, 3, 10, 1], [6, 10, 15, 21]);
-        md5_steps!(@quad $x, I, 56, [8, 15, 6, 13], [6, 10, 15, 21]);
-        md5_steps!(@quad $x, I, 60, [4, 11, 2, 9], [6, 10, 15, 21]);
+        md5_steps!($x, inline)
     };
-    (@quad $x:ident, $op:ident, $k:literal, [$m0:literal, $m1:literal, $m2:literal, $m3:literal],
-        [$s0:literal, $s1:literal, $s2:literal, $s3:literal]) => {
-        $x.step::<{ super::lane_vector::$op }, $s0, { 32 - $s0 }>($k, $m0);
-        $x.step::<{ super::lane_vector::$op }, $s1, { 32 - $s1 }>($k + 1, $m1);
-        $x.step::<{ super::lane_vector::$op }, $s2, { 32 - $s2 }>($k + 2, $m2);
-        $x.step::<{ super::lane_vector::$op }, $s3, { 32 - $s3 }>($k + 3, $m3);
+    ($x:ident, $how:ident) => {
+        md5_steps!(@round $how, $x, F, 0, (0, 1), [7, 12, 17, 22]);
+        md5_steps!(@round $how, $x, G, 1, (1, 5), [5, 9, 14, 20]);
+        md5_steps!(@round $how, $x, H, 2, (5, 3), [4, 11, 16, 23]);
+        md5_steps!(@round $how, $x, I, 3, (0, 7), [6, 10, 15, 21]);
     };
-}
-
-/// [`md5_steps!`] as four loops, one a round, each over the round's four
-/// quads of steps: a quarter of the code. Round `r`'s step `k` adds word
-/// `(c + s * k) % 16`, `(c, s)` the round's.
-macro_rules! md5_steps_looped {
-    ($x:ident) => {
-        md5_steps_looped!(@round $x, F, 0, (0, 1), [7, 12, 17, 22]);
-        md5_steps_looped!(@round $x, G, 1, (1, 5), [5, 9, 14, 20]);
-        md5_steps_looped!(@round $x, H, 2, (5, 3), [4, 11, 16, 23]);
-        md5_steps_looped!(@round $x, I, 3, (0, 7), [6, 10, 15, 21]);
+    (@round inline, $x:ident, $op:ident, $r:literal, $cs:tt, $ls:tt) => {
+        $x.round($r);
+        md5_steps!(@quad $x, $op, $r, 0, $cs, $ls);
+        md5_steps!(@quad $x, $op, $r, 1, $cs, $ls);
+        md5_steps!(@quad $x, $op, $r, 2, $cs, $ls);
+        md5_steps!(@quad $x, $op, $r, 3, $cs, $ls);
     };
-    (@round $x:ident, $op:ident, $r:literal, ($c:literal, $s:literal), [$s0:literal, $s1:literal, $s2:literal, $s3:literal]) => {
+    (@round looped, $x:ident, $op:ident, $r:literal, $cs:tt, $ls:tt) => {
         $x.round($r);
         // Hidden, or LLVM unrolls the loop.
         let quads = super::steps::opaque(4);
         let mut q = 0;
         while q < quads {
-            let k = (16 * $r + 4 * q) & 60;
-            let w = |k: usize| ($c + $s * k) % 16;
-            $x.step::<{ super::lane_vector::$op }, $s0, { 32 - $s0 }>(k, w(k));
-            $x.step::<{ super::lane_vector::$op }, $s1, { 32 - $s1 }>(k | 1, w(k | 1));
-            $x.step::<{ super::lane_vector::$op }, $s2, { 32 - $s2 }>(k | 2, w(k | 2));
-            $x.step::<{ super::lane_vector::$op }, $s3, { 32 - $s3 }>(k | 3, w(k | 3));
+            md5_steps!(@quad $x, $op, $r, q, $cs, $ls);
             q += 1;
         }
+    };
+    // Quad `q` (0 to 3) of round `r`: steps `k` to `k + 3`, `k` a multiple
+    // of 4 below 64 that the compiler sees as one.
+    (@quad $x:ident, $op:ident, $r:literal, $q:expr, ($c:literal, $s:literal),
+        [$l0:literal, $l1:literal, $l2:literal, $l3:literal]) => {
+        let k = (16 * $r + 4 * $q) & 60;
+        let w = |k: usize| ($c + $s * k) % 16;
+        $x.step::<{ super::lane_vector::$op }, $l0, { 32 - $l0 }>(k, w(k));
+        $x.step::<{ super::lane_vector::$op }, $l1, { 32 - $l1 }>(k | 1, w(k | 1));
+        $x.step::<{ super::lane_vector::$op }, $l2, { 32 - $l2 }>(k | 2, w(k | 2));
+        $x.step::<{ super::lane_vector::$op }, $l3, { 32 - $l3 }>(k | 3, w(k | 3));
     };
 }
 
@@ -240,7 +225,7 @@ impl<V: LaneVector, const G: usize, X: Words<V>, A: AtRound> Step for Steps<'_, 
 }
 
 /// The 64 steps over one block of `words`, then the feed-forward; as
-/// loops where `LOOPED` ([`md5_steps_looped!`]).
+/// loops where `LOOPED` ([`md5_steps!`]).
 #[inline(always)]
 pub(super) fn block<V: LaneVector, const G: usize, const LOOPED: bool>(
     s: &mut [[V; G]; 4],
@@ -253,7 +238,7 @@ pub(super) fn block<V: LaneVector, const G: usize, const LOOPED: bool>(
         at_round,
     };
     if LOOPED {
-        md5_steps_looped!(steps);
+        md5_steps!(steps, looped);
     } else {
         md5_steps!(steps);
     }
